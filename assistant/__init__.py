@@ -1,0 +1,1 @@
+"""Retrieval, cited answers and the reading-path dialogue, on top of the ingested guide."""

