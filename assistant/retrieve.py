@@ -1,0 +1,122 @@
+"""Hybrid retrieval: dense (Chroma + the configured embedder) and French BM25, fused by rank.
+
+``Retriever(config).search(question, k)`` returns ranked ``Hit``s carrying citation data.
+Reciprocal-rank fusion (score = Σ 1 / (60 + rank)) needs no score calibration between the
+two retrievers, whose scales differ (cosine vs BM25). The retriever follows the index's
+manifest: when a re-ingest switches generation, the next search reopens the new one, and a
+search in flight finishes on the generation it started with.
+
+LangChain's ``EnsembleRetriever`` does the same fusion, but over ``Document``s without the
+scores of each retriever, which the answer stage uses to decide that the guide does not
+cover a question; the fusion is ten lines here.
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from assistant.records import Hit
+from ingest.bm25 import BM25Index
+from ingest.config import Config, load_config
+from ingest.embedders import get_embedder
+from ingest.errors import ConfigError, IndexMissingError
+from ingest.index import generation_dir, load_store, open_collection, read_manifest
+from ingest.records import Chunk
+
+RRF_K = 60
+CANDIDATES = 30   # per retriever before fusion; recall@5 of the fused list stops improving past ~20
+
+
+@dataclass
+class _Generation:
+    name: str
+    collection: object
+    chunks: dict[str, Chunk]
+    bm25: BM25Index
+
+
+class Retriever:
+    def __init__(self, config: Config | None = None) -> None:
+        self.config = config or load_config()
+        self._lock = threading.Lock()
+        self._gen: _Generation | None = None
+        self._embedder = None
+
+    def _current(self) -> _Generation:
+        manifest = read_manifest(self.config.index_dir)
+        if manifest is None:
+            raise IndexMissingError(f"aucun index dans {self.config.index_dir} ; lancez d'abord « tuile ingest »")
+        with self._lock:
+            if self._gen is None or self._gen.name != manifest["generation"]:
+                if self._embedder is None:
+                    self._embedder = get_embedder(self.config.embedder)
+                if self._embedder.fingerprint() != manifest["embedder"]:
+                    raise ConfigError(
+                        f"l'index a été construit avec l'embedder « {manifest['embedder']} », pas "
+                        f"« {self._embedder.fingerprint()} » ; relancez « tuile ingest » avec le même embedder")
+                name = manifest["generation"]
+                chunks = {c.id: c for c in load_store(self.config.index_dir, name)}
+                bm25 = BM25Index.load(generation_dir(self.config.index_dir, name) / "bm25.json")
+                self._gen = _Generation(name, open_collection(self.config.index_dir, name), chunks, bm25)
+            return self._gen
+
+    def chunks(self) -> list[Chunk]:
+        """Every indexed passage, in index order."""
+        return list(self._current().chunks.values())
+
+    def search(self, question: str, k: int = 5, *, part: str | None = None,
+               chapter_id: str | None = None, mode: str = "hybrid") -> list[Hit]:
+        """Top ``k`` passages for ``question``; ``mode`` is "hybrid", "dense" or "bm25"."""
+        if mode not in ("hybrid", "dense", "bm25"):
+            raise ConfigError(f"mode de recherche inconnu « {mode} » ; connus : hybrid, dense, bm25")
+        gen = self._current()
+        allowed = None
+        if part is not None or chapter_id is not None:
+            allowed = {cid for cid, c in gen.chunks.items()
+                       if (part is None or c.part == str(part)) and (chapter_id is None or c.chapter_id == chapter_id)}
+            if not allowed:
+                return []
+        dense = self._dense(gen, question, allowed) if mode != "bm25" else []
+        sparse = gen.bm25.search(question, CANDIDATES, allowed) if mode != "dense" else []
+        fused: dict[str, float] = {}
+        for ranked in (dense, sparse):
+            for rank, (cid, _) in enumerate(ranked):
+                fused[cid] = fused.get(cid, 0.0) + 1.0 / (RRF_K + rank + 1)
+        dense_scores, bm25_scores = dict(dense), dict(sparse)
+        order = sorted(fused, key=lambda cid: -fused[cid])[:k]
+        return [_hit(gen.chunks[cid], fused[cid], dense_scores.get(cid, 0.0), bm25_scores.get(cid, 0.0))
+                for cid in order]
+
+    def _dense(self, gen: _Generation, question: str, allowed: set[str] | None) -> list[tuple[str, float]]:
+        vector = self._embedder.embed_query(question)
+        n = min(CANDIDATES, len(gen.chunks)) if allowed is None else min(CANDIDATES, len(allowed))
+        where = None
+        if allowed is not None:
+            where = {"chapter_id": {"$in": sorted({gen.chunks[c].chapter_id for c in allowed})}}
+        result = gen.collection.query(query_embeddings=[vector], n_results=max(n, 1), where=where,
+                                      include=["distances"])
+        # Chroma's cosine distance is 1 - cosine similarity.
+        return [(cid, 1.0 - dist) for cid, dist in zip(result["ids"][0], result["distances"][0])]
+
+
+def _hit(chunk: Chunk, score: float, dense: float, bm25: float) -> Hit:
+    return Hit(chunk_id=chunk.id, chapter_id=chunk.chapter_id, part=chunk.part, part_title=chunk.part_title,
+               chapter=chunk.chapter, title=chunk.title, section=chunk.section, anchor=chunk.anchor,
+               path=chunk.path, text=chunk.text, score=score, dense_score=dense, bm25_score=bm25)
+
+
+_DEFAULT: dict[Path, Retriever] = {}
+
+
+def retrieve(question: str, k: int = 5, filters: dict | None = None, config: Config | None = None) -> list[Hit]:
+    """Module-level entry on a cached ``Retriever`` per index directory.
+
+    ``filters`` may hold ``part`` and/or ``chapter_id``.
+    """
+    config = config or load_config()
+    retriever = _DEFAULT.get(config.index_dir)
+    if retriever is None:
+        retriever = _DEFAULT[config.index_dir] = Retriever(config)
+    filters = filters or {}
+    return retriever.search(question, k, part=filters.get("part"), chapter_id=filters.get("chapter_id"))
