@@ -69,7 +69,8 @@ class SentenceTransformerEmbedder:
         self.name = f"sentence-transformers:{model}"
         self._spec = model
         self._e5 = "e5" in model.lower()
-        self.dim = int(self._model.get_sentence_embedding_dimension() or 0)
+        getter = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
+        self.dim = int(getter() or 0)
 
     def embed_passages(self, texts: Sequence[str]) -> list[list[float]]:
         prefix = "passage: " if self._e5 else ""

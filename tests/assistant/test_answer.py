@@ -1,0 +1,52 @@
+"""The answer pipeline end to end on the fixture chapters: stream, refusal, English."""
+from __future__ import annotations
+
+import json
+
+from assistant.answer import answer
+from assistant.relevance import judge
+
+from conftest import TEST_THRESHOLD, run
+
+
+def test_stream_then_answer_record(retriever):
+    pieces, final = run(answer("Pourquoi ma transposition naïve plafonne-t-elle à 9 % ?",
+                               retriever=retriever, threshold=TEST_THRESHOLD))
+    assert final.kind == "answer" and final.generator == "composed"
+    assert "".join(p.text for p in pieces if p.kind == "text") == final.text
+    assert len(pieces) >= 2                          # streamed, not one block
+    assert final.chapter_ids[0] == "performance-07"
+    data = json.loads(final.to_json())
+    assert data["citations"][0]["link"].startswith("corpus/03-performance/07-transposition.md#")
+
+
+def test_nothing_relevant_is_refused_with_nearest_chapters(retriever):
+    pieces, final = run(answer("Quelle est la meilleure recette de la tarte tatin ?",
+                               retriever=retriever, threshold=TEST_THRESHOLD))
+    assert final.kind == "refusal" and "ne traite pas" in final.text
+    assert final.citations == ()
+
+
+def test_weak_match_is_refused_and_suggests_chapters(retriever):
+    # "mémoire" matches, the rest (FPGA, Verilog, synthèse) is nowhere in the guide
+    pieces, final = run(answer("Comment programmer un FPGA en Verilog avec la synthèse de haut niveau et sa mémoire ?",
+                               retriever=retriever, threshold=TEST_THRESHOLD))
+    assert final.kind == "refusal"
+    assert final.suggestions and final.suggestions[0].link.startswith("corpus/")
+    assert "chapitres les plus proches" in final.text
+
+
+def test_refusal_rule_is_the_calibrated_sum():
+    class H:
+        title, section, text, dense_score = "Warps", "Shuffles", "Un warp regroupe 32 threads.", 0.9
+    r = judge("warp 32 threads", [H()], weight=0.5, threshold=1.3)
+    assert r.coverage == 1.0 and abs(r.score - 1.4) < 1e-9 and r.relevant
+    assert not judge("warp", [], weight=0.5, threshold=0.0).relevant
+
+
+def test_english_question_is_answered_with_a_notice(retriever):
+    pieces, final = run(answer("How do I avoid shared memory bank conflicts?", retriever=retriever,
+                               threshold=TEST_THRESHOLD))
+    assert final.kind == "answer" and final.language == "en"
+    assert pieces[0].kind == "notice" and "French" in pieces[0].text
+    assert any("banque" in q.text for q in final.quotes)

@@ -1,0 +1,70 @@
+"""Follow-ups resolved against the history; the conversation is plain serialisable state."""
+from __future__ import annotations
+
+import pytest
+
+from assistant.answer import answer
+from assistant.answer_records import Conversation, Turn
+from assistant.conversation import resolve
+
+from conftest import TEST_THRESHOLD, run
+
+FIRST = "Pourquoi la transposition naïve plafonne-t-elle ?"
+HISTORY = Conversation((Turn(FIRST, FIRST, "answer", ("performance-07",), "…"),))
+
+
+@pytest.mark.parametrize("question", ["et avec des tuiles de 64 ?", "Et en bf16 ?", "En FP8 ?",
+                                      "Pourquoi est-elle si lente ?", "Comment corriger ça ?",
+                                      "Tuiles de 64 ?", "What about on AMD?"])
+def test_followups_carry_the_previous_topic(question):
+    r = resolve(question, HISTORY)
+    assert r.followup and r.how == "rule"
+    assert r.query.startswith(FIRST) and r.query.endswith(question)
+
+
+@pytest.mark.parametrize("question", ["Qu'est-ce qu'un warp ?", "Il faut combien de registres par thread ?",
+                                      "Quelle est la bande passante de la HBM du H100 ?"])
+def test_standalone_questions_stay_as_they_are(question):
+    assert resolve(question, HISTORY) == resolve(question, None)
+    assert not resolve(question, HISTORY).followup
+
+
+def test_no_history_no_followup():
+    assert resolve("et avec des tuiles de 64 ?", Conversation()).query == "et avec des tuiles de 64 ?"
+
+
+def test_rewriter_wins_and_a_failing_one_falls_back_to_the_rule():
+    r = resolve("et avec 64 ?", HISTORY, rewriter=lambda q, turns: "Transposition avec des tuiles de 64 ?")
+    assert (r.query, r.how) == ("Transposition avec des tuiles de 64 ?", "llm")
+
+    def broken(q, turns):
+        raise TimeoutError("serveur muet")
+    r = resolve("et avec 64 ?", HISTORY, rewriter=broken)
+    assert r.how == "rule" and r.query.startswith(FIRST)
+
+
+def test_chains_of_followups_stay_bounded():
+    conv = HISTORY
+    for i in range(20):
+        r = resolve(f"et avec {i} ?", conv)
+        conv = Conversation(conv.turns + (Turn(f"et avec {i} ?", r.query, "answer"),))
+    assert len(conv.turns[-1].resolved_question.split()) <= 40
+
+
+def test_two_turn_conversation_end_to_end_and_json_round_trip(retriever):
+    conv = Conversation()
+    _, first = run(answer("Comment fonctionne la version tuilée de la transposition ?", conv,
+                          retriever=retriever, threshold=TEST_THRESHOLD))
+    conv = conv.with_answer(first)
+    _, second = run(answer("et avec des tuiles de 64 ?", conv, retriever=retriever, threshold=TEST_THRESHOLD))
+    assert second.followup and second.kind == "answer"
+    assert "performance-07" in second.chapter_ids
+    assert any("64" in q.text for q in second.quotes)
+    conv = conv.with_answer(second)
+    assert Conversation.from_json(conv.to_json()) == conv
+    assert len(conv.turns) == 2 and conv.turns[1].resolved_question.endswith("tuiles de 64 ?")
+
+
+def test_invalid_questions_are_not_kept_in_history(retriever):
+    _, final = run(answer("   ", Conversation(), retriever=retriever))
+    assert Conversation().with_answer(final) == Conversation()
