@@ -1,0 +1,1 @@
+"""Evaluations and benchmarks: question sets in YAML plus tiny runners over public entries."""
