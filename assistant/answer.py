@@ -23,7 +23,7 @@ from assistant.conversation import resolve
 from assistant.expand import expand
 from assistant.generators import ComposedGenerator, Draft, get_generator
 from assistant.inputs import check_question
-from assistant.relevance import judge
+from assistant.relevance import judge, vocabulary
 from assistant.route import READING_PATH_REPLY, route
 
 K = 5                  # sections retrieved: the composer reads 4, the refusal suggests from 5
@@ -32,6 +32,27 @@ _EN_NOTICE = ("The guide is written in French: the answer below quotes it in Fre
               "with links to the sections.")
 
 _retrievers: dict = {}
+_vocabularies: dict = {}
+
+
+def _vocabulary(retriever):
+    """The guide's terms, built once per retriever and index size (~0.3 s for 400 passages)."""
+    chunks = getattr(retriever, "chunks", None)
+    if chunks is None:
+        return None            # judged on the hits' own terms
+    passages = chunks()
+    key = (id(retriever), len(passages), passages[0].id if passages else "")
+    if key not in _vocabularies:
+        _vocabularies.clear()
+        _vocabularies[key] = vocabulary(passages)
+    return _vocabularies[key]
+
+
+def _chapters_first(hits: list) -> list:
+    """The reading-path page (part "P") after the chapters: it says what to read, and the
+    questions about that go to the path dialogue; for the others a chapter is the better
+    source, and the page repeats some of their sentences (the path-B exit test)."""
+    return [h for h in hits if h.part != "P"] + [h for h in hits if h.part == "P"]
 
 
 def _default_retriever(config):
@@ -92,8 +113,9 @@ def answer(question, conversation: Conversation | None = None, generator=None, *
     gen = get_generator(generator, config)
     resolved = resolve(text, conversation, rewriter=getattr(gen, "rewrite", None))
     query = expand(resolved.query, language)
-    hits = list((retriever or _default_retriever(config)).search(query, k=K))
-    relevance = judge(query, hits, *(threshold or (None, None)))
+    retriever = retriever or _default_retriever(config)
+    hits = _chapters_first(list(retriever.search(query, k=K)))
+    relevance = judge(query, hits, _vocabulary(retriever), *(threshold or (None, None)))
     common = dict(question=text, resolved_question=resolved.query, followup=resolved.followup,
                   language=language, relevance=round(relevance.score, 4))
 

@@ -50,6 +50,8 @@ def main(argv: list[str] | None = None) -> int:
     except TuileError as err:
         print(f"erreur : {err}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # output piped into head & co.
+        return 0
     except KeyboardInterrupt:
         print("interrompu.", file=sys.stderr)
         return 130

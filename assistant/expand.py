@@ -3,7 +3,8 @@
 ``expand(question, language)`` returns the question itself for French, and for English
 the question followed by the French translation of the words listed in
 ``assistant/data/en_fr.yaml``. The corpus stays French; the dense retriever is
-multilingual, but BM25, the relevance coverage and the sentence scorer match words.
+multilingual, but BM25, the refusal rule (share of known terms) and the sentence scorer
+match words.
 """
 from __future__ import annotations
 

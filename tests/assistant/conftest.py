@@ -30,14 +30,17 @@ class LexicalRetriever:
     """
 
     def __init__(self, chapters):
-        self.chunks = [c for ch in chapters for c in chunk_chapter(ch)]
+        self.chunks_ = [c for ch in chapters for c in chunk_chapter(ch)]
         self.calls: list[str] = []
+
+    def chunks(self):
+        return list(self.chunks_)
 
     def search(self, question, k=5, *, part=None, chapter_id=None):
         self.calls.append(question)
         q = set(terms(question))
         scored = []
-        for chunk in self.chunks:
+        for chunk in self.chunks_:
             shared = len(q & set(terms(f"{chunk.title} {chunk.section} {chunk.text}")))
             if shared:
                 scored.append((shared, -chunk.position, chunk))

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 
 from assistant.answer import answer
-from assistant.relevance import judge
+from assistant.relevance import judge, vocabulary
 
 from conftest import TEST_THRESHOLD, run
 
@@ -36,12 +36,15 @@ def test_weak_match_is_refused_and_suggests_chapters(retriever):
     assert "chapitres les plus proches" in final.text
 
 
-def test_refusal_rule_is_the_calibrated_sum():
+def test_refusal_rule_is_the_calibrated_sum(chapters, retriever):
     class H:
         title, section, text, dense_score = "Warps", "Shuffles", "Un warp regroupe 32 threads.", 0.9
-    r = judge("warp 32 threads", [H()], weight=0.5, threshold=1.3)
-    assert r.coverage == 1.0 and abs(r.score - 1.4) < 1e-9 and r.relevant
-    assert not judge("warp", [], weight=0.5, threshold=0.0).relevant
+    vocab = vocabulary(retriever.chunks())
+    r = judge("warp 32 threads", [H()], vocab, weight=0.5, threshold=1.3)
+    assert r.known == 1.0 and abs(r.score - 1.4) < 1e-9 and r.relevant
+    r = judge("warp Verilog FPGA", [H()], vocab, weight=0.5, threshold=1.3)   # 2 of 3 words unknown
+    assert abs(r.known - 1 / 3) < 1e-9 and not r.relevant
+    assert not judge("warp", [], vocab, weight=0.5, threshold=0.0).relevant
 
 
 def test_english_question_is_answered_with_a_notice(retriever):

@@ -1,0 +1,88 @@
+"""``tuile parcours``: the reading-path dialogue in the terminal, interactive or from flags."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from assistant.paths import DialogueState, Display, PathDialogue
+
+
+def render(display: Display) -> str:
+    """Plain-text rendering of one dialogue turn."""
+    lines = []
+    if display.notice:
+        lines.append(display.notice)
+    lines.append(display.text)
+    if display.kind == "recommendation" and display.recommendation:
+        rec = display.recommendation
+        for n, step in enumerate(rec["steps"], 1):
+            tag = " (à lire d'abord)" if step["before"] else (" (facultatif)" if step["optional"] or step["page_optional"] else "")
+            lines.append(f"  {n}. {step['label']}{tag}")
+            for ch in step["chapters"]:
+                mark = "  – facultatif, déjà acquis" if ch["optional"] else ""
+                lines.append(f"     · {ch['title']} — {ch['link']}{mark}")
+    elif display.options:
+        for n, (_, label) in enumerate(display.options, 1):
+            lines.append(f"  {n}. {label}")
+    return "\n".join(lines)
+
+
+def _interactive(dialogue: PathDialogue) -> int:
+    state, display = dialogue.step(DialogueState())
+    print("Répondez par un numéro ou en quelques mots ; « retour » revient en arrière, « recommencer » "
+          "reprend tout, une ligne vide quitte.\n")
+    while True:
+        print(render(display))
+        if display.kind == "recommendation":
+            return 0
+        try:
+            text = input("> ").strip()
+        except EOFError:
+            return 0
+        if not text:
+            return 0
+        if text.isdigit() and display.options and 1 <= int(text) <= len(display.options):
+            text = display.options[int(text) - 1][0]
+        state, display = dialogue.step(state, text)
+        print()
+
+
+def _run(args: argparse.Namespace) -> int:
+    dialogue = PathDialogue(args.corpus)
+    if args.know is None and args.want is None:
+        return _interactive(dialogue)
+    state = DialogueState()
+    state, display = dialogue.step(state)
+    inputs = [x for x in (args.know, args.want) if x is not None]
+    known = {p.strip() for p in (args.sais or "").split(",") if p.strip()}
+    for text in inputs:
+        state, display = dialogue.step(state, text)
+        if display.kind != "question" or display.notice:
+            break
+    while display.kind == "prerequisite" and args.sais is not None:
+        pre_id = next(k[4:] for k in _pending_keys(dialogue, state))
+        state, display = dialogue.step(state, "oui" if pre_id in known else "non")
+    if args.json:
+        print(json.dumps({"state": state.to_dict(), "kind": display.kind, "text": display.text,
+                          "options": display.options, "notice": display.notice,
+                          "recommendation": display.recommendation}, ensure_ascii=False, indent=2))
+    else:
+        print(render(display))
+    return 0
+
+
+def _pending_keys(dialogue: PathDialogue, state: DialogueState):
+    pending = dialogue._pending_prerequisite(state)
+    return [f"pre:{pending['id']}"] if pending else []
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("parcours", help="trouver son parcours de lecture dans le guide")
+    p.add_argument("--know", "--sait", dest="know", help="ce que vous savez déjà (numéro 1–5, id ou texte libre)")
+    p.add_argument("--want", "--veut", dest="want", help="ce que vous voulez en faire (numéro 1–6, lettre A–F, id ou texte)")
+    p.add_argument("--sais", help="prérequis du parcours F que vous maîtrisez, séparés par des virgules : "
+                                  "warp,mbarrier,tma,sync")
+    p.add_argument("--corpus", help="dossier du corpus")
+    p.add_argument("--json", action="store_true", help="sortie JSON (état, affichage, recommandation)")
+    p.set_defaults(func=_run)

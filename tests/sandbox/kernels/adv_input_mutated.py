@@ -1,0 +1,18 @@
+"""Tricheur : transpose juste, mais écrase l'entrée x au passage (zéros)."""
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _t(x_ptr, out_ptr, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    mask = (rows[:, None] < M) & (cols[None, :] < N)
+    tile = tl.load(x_ptr + rows[:, None] * N + cols[None, :], mask=mask)
+    tl.store(out_ptr + cols[:, None] * M + rows[None, :], tl.trans(tile), mask=tl.trans(mask))
+    tl.store(x_ptr + rows[:, None] * N + cols[None, :], tile * 0, mask=mask)
+
+
+def custom_kernel(x, out):
+    M, N = x.shape
+    _t[(triton.cdiv(M, 32), triton.cdiv(N, 32))](x, out, M, N, BLOCK_M=32, BLOCK_N=32)

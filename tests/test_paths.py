@@ -1,0 +1,179 @@
+"""The reading-path dialogue against the guide's reading-path page (its spec)."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from assistant.cli import main as cli_main
+from assistant.paths import DialogueState, PathDialogue
+from evals.common import load_set
+from evals.paths import evaluate
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGE = (ROOT / "corpus" / "parcours.md").read_text(encoding="utf-8")
+SEED = ROOT.parent / "shared" / "seed" / "parcours-de-lecture.txt"
+
+LEVELS = ["programmer", "pytorch", "cuda-simple", "optimiser", "hopper"]
+GOALS = {"comprendre": "A", "premier-noyau": "B", "pytorch-rapide": "C", "calcul-scientifique": "D",
+         "inference-llm": "E", "megakernels": "F"}
+LEVEL_START = {"programmer": "Fondations, chapitre 1", "pytorch": "Fondations, chapitre 2",
+               "cuda-simple": "Performance", "optimiser": "CUDA moderne", "hopper": "Megakernels"}
+# First chapter to read in the path once what the level masters is marked optional.
+FIRST_CHAPTER = {
+    "A": dict.fromkeys(LEVELS, "resume-01"),
+    "B": {"programmer": "fondations-01", "pytorch": "fondations-02", "cuda-simple": "performance-01",
+          "optimiser": "pratique-06", "hopper": "pratique-06"},
+    "C": {"programmer": "fondations-01", "pytorch": "fondations-02", "cuda-simple": "performance-01",
+          "optimiser": "ecosysteme-02", "hopper": "ecosysteme-02"},
+    "D": {"programmer": "fondations-01", "pytorch": "fondations-02", "cuda-simple": "performance-01",
+          "optimiser": "fondations-06", "hopper": "fondations-06"},
+    "E": {"programmer": "fondations-01", "pytorch": "fondations-02", "cuda-simple": "performance-01",
+          "optimiser": "cuda-moderne-01", "hopper": "ia-01"},
+    "F": dict.fromkeys(LEVELS, "megakernels-01"),
+}
+HOURS = {"A": "≈ 5 h", "B": "≈ 12 h", "C": "≈ 10 h", "D": "≈ 12 h", "E": "≈ 15 h", "F": "≈ 8 h"}
+
+
+@pytest.fixture(scope="module")
+def dialogue() -> PathDialogue:
+    return PathDialogue(ROOT / "corpus")
+
+
+def _run(dialogue, *turns):
+    state, display = dialogue.step(DialogueState())
+    for text in turns:
+        state, display = dialogue.step(state, text)
+    return state, display
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("goal", sorted(GOALS))
+def test_every_pair_gives_the_page_path_and_start(dialogue, level, goal):
+    letter = GOALS[goal]
+    turns = [level, goal] + (["oui"] * 4 if letter == "F" and level != "hopper" else [])
+    _, display = _run(dialogue, *turns)
+    rec = display.recommendation
+    assert display.kind == "recommendation"
+    assert rec["path"] == letter and rec["level_start"] == LEVEL_START[level]
+    assert rec["start"]["id"] == FIRST_CHAPTER[letter][level]
+    assert HOURS[letter] in display.text
+
+
+def test_path_f_checks_the_four_prerequisites_and_sends_to_cuda_moderne(dialogue):
+    state, display = _run(dialogue, "pytorch", "megakernels")
+    asked = []
+    while display.kind == "prerequisite":
+        asked.append(display.text)
+        state, display = dialogue.step(state, "non" if "mbarrier" in display.text else "oui")
+    assert len(asked) == 4 and any("cudaDeviceSynchronize()" in q for q in asked)
+    rec = display.recommendation
+    assert rec["missing_prerequisites"] == ["mbarrier"]
+    assert rec["steps"][0]["before"] and rec["steps"][0]["label"] == "CUDA moderne"
+    assert rec["start"]["id"] == "cuda-moderne-01"
+    assert "lisez d'abord CUDA moderne" in display.text
+
+
+def test_hopper_level_skips_prerequisite_questions(dialogue):
+    _, display = _run(dialogue, "hopper", "F")
+    assert display.kind == "recommendation" and display.recommendation["missing_prerequisites"] == []
+
+
+def test_path_b_shows_its_exit_test(dialogue):
+    _, display = _run(dialogue, "1", "B")
+    assert "plus de 80 % de la bande passante mémoire" in display.text
+    assert "chiffres du profileur à l'appui" in display.recommendation["exit_test"]
+
+
+def test_personalisation_marks_mastered_steps_optional_and_recomputes_hours(dialogue):
+    rec = dialogue.recommend("cuda-simple", "inference-llm")
+    fondations = rec["steps"][0]
+    assert fondations["optional"] and all(c["optional"] for c in fondations["chapters"])
+    assert rec["hours"] == 15 and rec["remaining_hours"] < 15
+    assert "marqués facultatifs" in rec["text"] and "il reste environ" in rec["text"]
+    # Path D keeps its floating-point chapter compulsory whatever the level.
+    d = dialogue.recommend("hopper", "calcul-scientifique")
+    reread = next(s for s in d["steps"] if s["label"].startswith("Fondations · Nombres flottants"))
+    assert not reread["optional"]
+
+
+def test_free_text_with_confidence_and_clarification(dialogue):
+    _, display = _run(dialogue, "je fais du PyTorch depuis deux ans mais je n'ai jamais écrit de noyau")
+    assert display.kind == "question" and display.text == "Qu'est-ce que vous voulez en faire ?"
+    state, display = _run(dialogue, "je débute mais j'écris des noyaux Hopper avec TMA")
+    assert display.kind == "clarification" and len(display.options) == 2
+    assert {v for v, _ in display.options} == {"programmer", "hopper"}
+    state, display = dialogue.step(state, "2")
+    assert display.kind == "question" and state.get("level") == "hopper"
+
+
+def test_back_restart_and_serialisable_state(dialogue):
+    state, _ = _run(dialogue, "1", "A")
+    state = DialogueState.from_dict(json.loads(json.dumps(state.to_dict())))
+    state, display = dialogue.step(state, "retour")
+    assert display.kind == "question" and state.get("goal") is None and state.get("level") == "programmer"
+    state, display = dialogue.step(state, "E")
+    assert display.recommendation["path"] == "E"
+    state, display = dialogue.step(state, "recommencer")
+    assert state.answers == [] and display.text == "Qu'est-ce que vous savez déjà ?"
+
+
+def _page_paths(text: str) -> dict[str, dict]:
+    """Paths, hours and step labels as written on the page (Markdown links removed)."""
+    plain = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
+    plain = re.sub(r" \((?:\d+(?:, )?)+\)", "", plain)          # "(1, 2, 3)" chapter-number link lists
+    out = {}
+    for m in re.finditer(r"Parcours ([A-F]) — ([^\n]+)\n+(≈ [^.\n]+h)[^\n]*\n(.*?)(?=\n#+ |\nParcours [A-F] —|\Z)",
+                         plain, re.S):
+        steps = re.findall(r"^\s*\d+\.\s+(.+?)\s*$", m.group(4), re.M)
+        out[m.group(1)] = {"title": m.group(2).strip(" #"), "hours": m.group(3), "steps": steps}
+    return out
+
+
+@pytest.mark.parametrize("source", ["page", "seed"])
+def test_data_matches_the_reading_path_page(dialogue, source):
+    if source == "seed" and not SEED.exists():
+        pytest.skip("la page d'origine (../shared/seed) n'est pas à côté de ce dépôt")
+    text = PAGE if source == "page" else SEED.read_text(encoding="utf-8")
+    page = _page_paths(text)
+    assert sorted(page) == list("ABCDEF")
+    for letter, path in dialogue.data["paths"].items():
+        assert page[letter]["title"] == path["title"]
+        assert path["hours_text"].startswith(page[letter]["hours"].split(",")[0])
+        labels = [re.sub(r"\s+", " ", s) for s in page[letter]["steps"]]
+        assert [s["label"] for s in path["steps"]] == labels, letter
+    plain = re.sub(r"\s+", " ", re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text).replace("`", ""))
+    assert dialogue.data["paths"]["B"]["exit_test"] in plain
+    assert dialogue.data["paths"]["F"]["prerequisites_text"] in plain
+    for letter, path in dialogue.data["paths"].items():
+        for key in ("audience", "outcome", "note"):
+            assert path.get(key, "") in plain, (letter, key)
+    for opt in dialogue.levels:
+        assert opt["label"] in plain and opt["start"] in plain
+    for opt in dialogue.goals:
+        assert opt["label"] in text
+
+
+def test_every_step_resolves_to_an_existing_chapter(dialogue):
+    for path in dialogue.data["paths"].values():
+        for step in path["steps"] + ([path["before"]] if "before" in path else []):
+            for cid in step["chapters"]:
+                assert (ROOT / "corpus" / dialogue.chapters[cid]["path"]).exists(), cid
+
+
+def test_free_text_eval_reaches_its_targets(dialogue):
+    result = evaluate(dialogue, load_set("paths"))
+    assert result["dialogues"] >= 60
+    assert result["accuracy"] >= 0.9, result["failures"]
+    assert result["confident_despite_ambiguity"] == 0
+
+
+def test_cli_flags_json(capsys):
+    assert cli_main(["parcours", "--know", "3", "--want", "B", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["kind"] == "recommendation" and out["recommendation"]["path"] == "B"
+    assert cli_main(["parcours", "--know", "2", "--want", "F", "--sais", "warp,tma,sync"]) == 0
+    text = capsys.readouterr().out
+    assert "mbarrier" in text and "CUDA moderne" in text
