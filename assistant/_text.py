@@ -34,6 +34,7 @@ the of and or to in on at by for with from into is are was were be been being do
 did how why what which who whom when where whose this that these those it its an as
 can could should would will shall may might must i you we they he she my your our
 their me us them not no yes if then than so about explain tell please between vs
+many much more most some any each such only very just there here get got make need
 """.split())
 
 # Markers of a question that only makes sense with the previous one.
@@ -121,7 +122,8 @@ def _split(unit: str) -> list[str]:
     parts = _SPLIT.split(unit)
     out: list[str] = []
     for part in parts:
-        if out and (out[-1].endswith(_ABBREV) or out[-1].count("`") % 2 == 1):
+        if out and (out[-1].endswith(_ABBREV) or out[-1].count("`") % 2 == 1
+                    or out[-1].count("«") > out[-1].count("»") or out[-1].count("(") > out[-1].count(")")):
             out[-1] = f"{out[-1]} {part}"
         else:
             out.append(part)

@@ -74,7 +74,7 @@ def _nearest_chapters(hits: Sequence) -> tuple[Citation, ...]:
     return tuple(seen.values())
 
 
-def _refusal_text(question: str, suggestions: Sequence[Citation], language: str) -> str:
+def _refusal_text(suggestions: Sequence[Citation], language: str) -> str:
     head = ("The guide does not cover this question." if language == "en" else
             "Le guide ne traite pas cette question : je ne trouve aucun passage qui y réponde.")
     if not suggestions:
@@ -121,16 +121,16 @@ def answer(question, conversation: Conversation | None = None, generator=None, *
 
     if not relevance.relevant:
         suggestions = _nearest_chapters(hits)
-        reply = _refusal_text(text, suggestions, language)
+        reply = _refusal_text(suggestions, language)
         yield Piece("text", reply)
         yield Answer(kind="refusal", text=reply, suggestions=suggestions, generator="composed", **common)
         return
 
-    if language == "en":
-        yield Piece("notice", _EN_NOTICE)
     history = conversation.turns if conversation else ()
     draft, shown, notice = None, False, ""
-    for item in gen.generate(query, hits, history, language):
+    if language == "en" and isinstance(gen, ComposedGenerator):
+        yield Piece("notice", _EN_NOTICE)
+    for item in gen.generate(resolved.query, hits, history, language):
         if isinstance(item, Draft):
             draft = item
         else:
@@ -140,14 +140,16 @@ def answer(question, conversation: Conversation | None = None, generator=None, *
         notice = f"{draft.failure} ; voici la réponse composée à partir du guide."
         yield Piece("reset" if shown else "notice", notice)
         gen, draft = ComposedGenerator(), None
-        for item in gen.generate(query, hits, history, language):
+        if language == "en":
+            yield Piece("notice", _EN_NOTICE)
+        for item in gen.generate(resolved.query, hits, history, language):
             if isinstance(item, Draft):
                 draft = item
             else:
                 yield Piece("text", item)
     if draft is None or draft.failure:   # no quotable sentence at all: say so, do not invent
         suggestions = _nearest_chapters(hits)
-        reply = _refusal_text(text, suggestions, language)
+        reply = _refusal_text(suggestions, language)
         yield Piece("text", reply)
         yield Answer(kind="refusal", text=reply, suggestions=suggestions, generator="composed",
                      notice=notice, **common)

@@ -84,6 +84,29 @@ def _load(path: str | None) -> Conversation:
         raise TuileError(f"impossible de reprendre la conversation « {path} » : {err}") from None
 
 
+def _path_dialogue(config) -> None:
+    """Hand a reading-path question to the dialogue of ``assistant.paths``, then come back."""
+    from assistant.cli_paths import render
+    from assistant.paths import DialogueState, PathDialogue
+
+    dialogue = PathDialogue(config.corpus_dir)
+    state, display = dialogue.step(DialogueState())
+    print("\n(dialogue des parcours : un numéro ou quelques mots ; une ligne vide revient aux questions)")
+    while True:
+        print(render(display))
+        if display.kind == "recommendation":
+            return
+        try:
+            text = input("parcours › ").strip()
+        except EOFError:
+            return
+        if not text:
+            return
+        if text.isdigit() and display.options and 1 <= int(text) <= len(display.options):
+            text = display.options[int(text) - 1][0]
+        state, display = dialogue.step(state, text)
+
+
 def _chat(args) -> int:
     config, generator = _setup(args)
     conversation = _load(args.resume)
@@ -107,5 +130,7 @@ def _chat(args) -> int:
         print("tuile › ", end="", flush=True)
         final = _render(answer(line, conversation, generator, config=config))
         conversation = conversation.with_answer(final)
+        if final.kind == "reading_path":
+            _path_dialogue(config)
         if args.save:
             Path(args.save).write_text(conversation.to_json(indent=2), encoding="utf-8")

@@ -11,6 +11,7 @@ to start with « et » from a follow-up.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Callable, Optional
 
@@ -22,11 +23,16 @@ Rewriter = Callable[[str, tuple[Turn, ...]], Optional[str]]
 _CONNECTORS = ("et ", "et,", "mais ", "alors ", "puis ", "pareil", "idem", "même chose",
                "meme chose", "plutôt ", "plutot ", "ok ", "d'accord", "and ", "what about",
                "how about", "what if", "same ", "also ", "aussi ")
-_ANAPHORA = frozenset("ça ca cela celui-ci celle-ci ceux-ci celles-ci celui celle ceux "
-                      "celles dernier dernière cette cet ces là-dessus y "
-                      "it this that these those they them".split())
-_SUBJECT_PRONOUNS = frozenset("il elle ils elles".split())
-_IMPERSONAL_AFTER = frozenset("faut y s".split())   # « il faut », « il y a », « s'il »
+_ANAPHORA = frozenset("ça ca cela celui-ci celle-ci ceux-ci celles-ci dernier dernière "
+                      "cette cet ces là-dessus it this that these those they them".split())
+_PRONOUN = re.compile(r"(-(?:t-)?)?\b(il|elle|ils|elles)\b")   # group 1: inverted « est-elle »
+# « faut-il », « y a-t-il », « que se passe-t-il », « vaut-il mieux »: no one is meant
+_IMPERSONAL_VERBS = frozenset("faut a passe vaut agit semble suffit reste".split())
+_IMPERSONAL_AFTER = frozenset("faut y s".split())          # « il faut », « il y a », « s'il »
+_INFINITIVE_AFTER = re.compile(r"\b(de|d')\s*\w+(er|ir|re)\b")  # « est-il difficile de battre »
+_CE_IS_SUBJECT = re.compile(r"\best-ce\b(?!\s*(que|qu'|qui))")   # « pourquoi est-ce lent ? »
+_OBJECT_QUESTION = frozenset("quel quels quelle quelles combien".split())
+_POSSESSIVES = frozenset("son sa ses leur leurs its their".split())   # « quelles sont ses limites ? »
 _ELLIPTICAL_STARTS = frozenset("avec sans en sur sous pour dans à au aux par ou "
                                "with without on in for under".split())
 _QUESTION_WORDS = frozenset("qu quel quelle quels quelles comment pourquoi combien quand où "
@@ -42,6 +48,22 @@ class Resolved:
     how: str = "none"      # "none" | "rule" | "llm"
 
 
+def _pronoun_points_back(lowered: str, m: re.Match) -> bool:
+    before = words(lowered[:m.start()])
+    after = lowered[m.end():]
+    if words(after)[:1] and words(after)[0] in _IMPERSONAL_AFTER:
+        return False
+    if not m.group(1):
+        return True                       # « est-ce qu'elle est rapide ? »
+    verb, before = (before[-1] if before else ""), before[:-1]
+    if verb in _IMPERSONAL_VERBS or (m.group(2) == "il" and _INFINITIVE_AFTER.search(after)):
+        return False
+    if not terms(" ".join(before)):
+        return True                       # « pourquoi est-elle lente ? »: no subject of its own
+    # « quels résultats rapporte-t-il ? »: a short « quel … » phrase is the object
+    return before[0] in _OBJECT_QUESTION and len(before) <= 2
+
+
 def _is_followup(question: str) -> bool:
     lowered = question.lower().replace("’", "'").lstrip("«\"' ")
     if lowered.startswith(_CONNECTORS):
@@ -49,15 +71,20 @@ def _is_followup(question: str) -> bool:
     ws = words(lowered)
     if not ws:
         return False
-    for i, w in enumerate(ws):
-        if w in _ANAPHORA and not (w == "y" and i > 0 and ws[i - 1] == "il"):
-            return True
-        if w in _SUBJECT_PRONOUNS and (i + 1 >= len(ws) or ws[i + 1] not in _IMPERSONAL_AFTER):
-            return True
-    n_terms = len(terms(question))
-    if n_terms <= _SHORT and ws[0] in _ELLIPTICAL_STARTS:
+    if any(w in _ANAPHORA for w in ws) or _CE_IS_SUBJECT.search(lowered):
         return True
-    return n_terms <= 2 and not any(w in _QUESTION_WORDS for w in ws)
+    m = _PRONOUN.search(lowered)          # the first pronoun decides: later ones repeat it
+    if m and _pronoun_points_back(lowered, m):
+        return True
+    n_terms = len(terms(question))
+    asks = any(w in _QUESTION_WORDS for w in ws)
+    if n_terms <= _SHORT and ws[0] in _ELLIPTICAL_STARTS and not asks:
+        return True                       # « avec des tuiles de 64 ? »
+    if n_terms <= 2 and any(w in _POSSESSIVES for w in ws):
+        return True
+    if n_terms <= 1 and lowered.startswith(("qu'est-ce qui", "qu'est ce qui", "ce qui", "what else")):
+        return True     # « qu'est-ce qui ne se porte pas ? »: a verb and no subject of its own
+    return n_terms <= 2 and not asks
 
 
 def _previous(conversation: Conversation | None) -> Turn | None:

@@ -28,6 +28,7 @@ import yaml
 
 from assistant.answer_records import Citation, Quote, Turn
 from assistant.compose import compose
+from assistant.expand import expand
 from ingest.errors import ConfigError
 
 _PROMPT_FILE = Path(__file__).parent / "prompts" / "answer.yaml"
@@ -61,7 +62,7 @@ class ComposedGenerator:
     name = "composed"
 
     def generate(self, question, hits, history=(), language="fr"):
-        comp = compose(question, hits)
+        comp = compose(expand(question, language), hits)
         if not comp.quotes:
             yield Draft(failure="aucune phrase citable dans les sections trouvées")
             return

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from assistant._text import words
 
 # A question, not a document: 2,000 characters is about 500 tokens, the most the
-# embedder reads (multilingual-e5-small truncates at 512) and ten times the longest
-# question of the eval sets (178 characters).
+# embedder reads (multilingual-e5-small truncates at 512), and twenty times the longest
+# of the 264 questions of the eval sets (96 characters).
 MAX_CHARS = 2000
 # Above 10 % control or unassigned characters the text is not language (NUL bytes, a
 # binary file pasted or piped in); real questions with code hold tabs and newlines only.
@@ -34,6 +34,10 @@ class Checked:
     text: str = ""
     language: str = "fr"
     message: str = ""      # French, shown as is when not ok
+
+
+def _thousands(n: int) -> str:
+    return f"{n:,}".replace(",", "\u202f")   # French groups digits with a narrow space: 50 000
 
 
 def _refuse(message: str) -> Checked:
@@ -75,9 +79,9 @@ def check_question(raw: object) -> Checked:
         return _refuse("La question est vide. Posez une question sur la programmation GPU, "
                        f"par exemple {EXAMPLE}")
     if len(text) > MAX_CHARS:
-        return _refuse(f"La question est trop longue ({len(text):,} caractères ; {MAX_CHARS:,} au plus). "
-                       "Posez-la en quelques phrases ; pour faire analyser un noyau, utilisez "
-                       "« tuile kernel ».".replace(",", " "))
+        return _refuse(f"La question est trop longue ({_thousands(len(text))} caractères ; "
+                       f"{_thousands(MAX_CHARS)} au plus). Posez-la en quelques phrases ; pour faire "
+                       "analyser un noyau, utilisez « tuile kernel run ».")
     if "\x00" in text or _control_share(text) > _MAX_CONTROL_SHARE:
         return _refuse("La question contient des caractères de contrôle ou binaires : ce n'est "
                        f"pas du texte lisible. Écrivez-la en toutes lettres, par exemple {EXAMPLE}")

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import yaml
 
-from assistant.choice import Match, direct_choice, match_option, normalise
+from assistant.choice import PrototypeMatcher, direct_choice, match_with_fallback, normalise
 from ingest.config import load_config
 from ingest.corpus import load_plan
 from ingest.errors import CorpusError
@@ -69,6 +69,12 @@ class PathDialogue:
         self.levels = self.data["levels"]["options"]
         self.goals = self.data["goals"]["options"]
         self._goal_by_letter = {g["path"]: g["id"] for g in self.goals}
+        self._prototypes: dict[str, PrototypeMatcher] = {}
+
+    def _matcher(self, stage: str) -> PrototypeMatcher:
+        if stage not in self._prototypes:
+            self._prototypes[stage] = PrototypeMatcher(self.levels if stage == "level" else self.goals)
+        return self._prototypes[stage]
 
     # -- public entry -------------------------------------------------------------------
     def step(self, state: DialogueState | dict | None, user_input: str | None = None) -> tuple[DialogueState, Display]:
@@ -121,7 +127,7 @@ class PathDialogue:
             state.answers.append([stage, picked])
             state.clarify = []
             return ""
-        match = match_option(text, options)
+        match = match_with_fallback(text, options, self._matcher(stage))
         if match.sure:
             state.answers.append([stage, match.option])
             state.clarify = []

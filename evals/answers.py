@@ -146,6 +146,12 @@ def run(args) -> dict:
     sections = {(c.id, s.anchor): s.text for c in on_disk for s in c.sections}
     chapters = [c for c in on_disk if c.id != "parcours"]   # the reading-path page is no chapter
     present = {c.id for c in chapters}
+    # an index older than the files quotes text the files no longer hold: say so, count it
+    stale = sorted({c.chapter_id for c in retriever.chunks()
+                    if c.chapter_id in present and not is_verbatim(c.text, sections.get((c.chapter_id, c.anchor), ""))})
+    if stale:
+        print(f"attention : l'index est plus ancien que {len(stale)} chapitre(s) ({', '.join(stale)}) ; "
+              "relancez « tuile ingest » pour évaluer le corpus actuel", file=sys.stderr)
     corpus_text = fold(" ".join(s.text.lower() for c in chapters for s in c.sections))
     say = (lambda *a: None) if args.quiet else (lambda *a: print(*a, file=sys.stderr))
 
@@ -251,7 +257,7 @@ def run(args) -> dict:
     }
     return {
         "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-        "corpus": {"chapters": len(chapters), "chunks": len(retriever.chunks())},
+        "corpus": {"chapters": len(chapters), "chunks": len(retriever.chunks()), "stale_in_index": stale},
         "conditions": {"generator": "composed", "embedder": config.embedder, "k": K,
                        "refusal_weight": weight, "refusal_threshold": threshold,
                        "eval_latency_p50_s": round(latencies[len(latencies) // 2], 4) if latencies else None},

@@ -62,12 +62,17 @@ def evaluate(dialogue: PathDialogue, items: list[dict]) -> dict:
 
 
 def main(args: argparse.Namespace | None = None) -> int:
-    result = evaluate(PathDialogue(), load_set("paths"))
+    dialogue = PathDialogue()
+    heldout = evaluate(dialogue, load_set("paths_heldout"))
+    result = evaluate(dialogue, load_set("paths"))
+    result["heldout"] = {k: heldout[k] for k in ("dialogues", "accuracy", "confident_despite_ambiguity", "failures")}
     rows = "\n".join(f"| {s} | {v} |" for s, v in result["by_style"].items())
     md = (f"# Évaluation des parcours\n\n{result['dialogues']} dialogues en texte libre ; exactitude "
           f"{result['accuracy']:.3f} ; recommandations sûres malgré une réponse ambiguë : "
           f"{result['confident_despite_ambiguity']}.\n\n| style | réussis |\n| --- | --- |\n{rows}\n\n"
-          "Commande : `tuile eval paths`.\n")
+          f"Jeu séparé (`paths_heldout.yaml`, écrit sans voir les motifs) : {heldout['dialogues']} dialogues, "
+          f"exactitude {heldout['accuracy']:.3f}, recommandations sûres malgré l'ambiguïté : "
+          f"{heldout['confident_despite_ambiguity']}.\n\nCommande : `tuile eval paths`.\n")
     if result["failures"]:
         md += "\n## Échecs\n\n" + "\n".join(f"- {f['turns']} → {f['got']} {f['path'] or ''} "
                                             f"(attendu {f['expect']})" for f in result["failures"]) + "\n"

@@ -25,12 +25,14 @@ def test_unknown_llm_lists_known_generators(capsys):
     assert "générateur inconnu" in err and "ollama:<modèle>" in err and "Traceback" not in err
 
 
-def test_chat_routes_and_quits(monkeypatch, capsys, tmp_path):
-    lines = iter(["", "Par où commencer ?", "/quitter"])
+def test_chat_hands_reading_path_questions_to_the_dialogue(monkeypatch, capsys, tmp_path):
+    # the question, then two answers in the path dialogue, then back to the chat and out
+    lines = iter(["", "Par où commencer ?", "1", "1", "/quitter"])
     monkeypatch.setattr("builtins.input", lambda prompt="": next(lines))
     save = tmp_path / "conv.json"
     assert main(["chat", "--save", str(save)]) == 0
-    assert "parcours" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "dialogue des parcours" in out and "Parcours" in out
     saved = json.loads(save.read_text(encoding="utf-8"))
     assert saved["turns"][0]["kind"] == "reading_path"
 

@@ -59,3 +59,16 @@ def test_numbers_follow_first_use(retriever):
     numbers = [int(n) for n in re.findall(r"\[(\d+)\]", "".join(comp.pieces[:-1]))]
     firsts = list(dict.fromkeys(numbers))
     assert firsts == sorted(firsts) and firsts[0] == 1
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Une bonne réponse ressemble à ceci : « Ma version atteint 85 %. Elle plafonne ensuite. » Fin de la phrase ici.",
+     ["Une bonne réponse ressemble à ceci : « Ma version atteint 85 %. Elle plafonne ensuite. » Fin de la phrase ici."]),
+    ("Le noyau lit les données (voir le chapitre 3. Tout y est dit) puis écrit le tout. Une autre phrase assez longue suit.",
+     ["Le noyau lit les données (voir le chapitre 3. Tout y est dit) puis écrit le tout.",
+      "Une autre phrase assez longue suit."]),
+    ("La fonction `x. Y` garde ses points dans le code. Une deuxième phrase de cinq mots.",
+     ["La fonction `x. Y` garde ses points dans le code.", "Une deuxième phrase de cinq mots."]),
+])
+def test_sentences_do_not_split_inside_quotes_parentheses_or_code(text, expected):
+    assert sentences(text) == expected

@@ -15,7 +15,10 @@ HISTORY = Conversation((Turn(FIRST, FIRST, "answer", ("performance-07",), "…")
 
 @pytest.mark.parametrize("question", ["et avec des tuiles de 64 ?", "Et en bf16 ?", "En FP8 ?",
                                       "Pourquoi est-elle si lente ?", "Comment corriger ça ?",
-                                      "Tuiles de 64 ?", "What about on AMD?"])
+                                      "Tuiles de 64 ?", "What about on AMD?",
+                                      "Quelles sont ses limites ?", "Qu'est-ce qui ne se porte pas ?",
+                                      "Quels résultats rapporte-t-il ?", "Comment marche-t-il ?",
+                                      "Pourquoi est-ce asynchrone ?"])
 def test_followups_carry_the_previous_topic(question):
     r = resolve(question, HISTORY)
     assert r.followup and r.how == "rule"
@@ -23,6 +26,12 @@ def test_followups_carry_the_previous_topic(question):
 
 
 @pytest.mark.parametrize("question", ["Qu'est-ce qu'un warp ?", "Il faut combien de registres par thread ?",
+                                      "Pourquoi l'addition flottante n'est-elle pas associative ?",
+                                      "Pourquoi ma transposition plafonne-t-elle à 25 % ?",
+                                      "Que se passe-t-il si on oublie __syncthreads ?",
+                                      "Pourquoi est-il si difficile de battre cuBLAS ?",
+                                      "Combien de banques compte la mémoire partagée et quand y a-t-il conflit ?",
+                                      "Qu'est-ce que la mémoire partagée ?",
                                       "Quelle est la bande passante de la HBM du H100 ?"])
 def test_standalone_questions_stay_as_they_are(question):
     assert resolve(question, HISTORY) == resolve(question, None)

@@ -35,7 +35,8 @@ def test_odd_input_gets_french_message(name):
 def test_too_long_names_the_length_and_the_limit():
     checked = check_question("x" * 50_000)
     assert not checked.ok
-    assert "50 000" in checked.message and f"{MAX_CHARS:,}".replace(",", " ") in checked.message
+    assert "50\u202f000" in checked.message and f"{MAX_CHARS:,}".replace(",", "\u202f") in checked.message
+    assert "noyau, utilisez" in checked.message
 
 
 @pytest.mark.parametrize("raw, language", [

@@ -23,6 +23,7 @@ from conftest import TEST_THRESHOLD, run
 
 GOOD = ("La version naïve écrit les colonnes avec un pas de N éléments [1]. "
         "Elle plafonne vers 9 % de la bande passante [1].")
+REWRITTEN = "Comment se comporte la transposition avec des tuiles de 64 ?"   # non-streamed calls: rewrites
 TIMEOUT_S = 1.0
 
 
@@ -54,7 +55,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(body)
             return
         if not request.get("stream"):
-            text = GOOD if mode == "ok" else "{pas du json"
+            text = REWRITTEN if mode == "ok" else "{pas du json"
             body = (json.dumps({"id": "c1", "object": "chat.completion", "created": 0, "model": "m",
                                 "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
                                              "finish_reason": "stop"}]}) if mode == "ok" else text).encode()
@@ -141,3 +142,16 @@ def test_nothing_listening_gives_composed_answer(retriever):
     pieces, final, elapsed = _ask(port, retriever)
     assert final.generator == "composed" and "injoignable" in final.notice
     assert elapsed < TIMEOUT_S * 4
+
+
+def test_followup_is_rewritten_by_the_server_then_answered(server, retriever):
+    from assistant.answer_records import Conversation, Turn
+    first = "Pourquoi la transposition naïve plafonne-t-elle ?"
+    conv = Conversation((Turn(first, first, "answer", ("performance-07",), "…"),))
+    _, final = run(answer("et avec des tuiles de 64 ?", conv, "openai:modele-test", retriever=retriever,
+                          config=_config(server.server_address[1]), threshold=TEST_THRESHOLD))
+    rewrite, generate = server.requests
+    assert not rewrite.get("stream") and "Dernière question : et avec des tuiles de 64 ?" in rewrite["messages"][1]["content"]
+    assert generate["stream"] is True
+    assert final.followup and final.generator == "openai:modele-test"
+    assert final.resolved_question == REWRITTEN

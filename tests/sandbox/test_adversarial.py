@@ -88,14 +88,14 @@ _GUARD_SCRIPT = textwrap.dedent('''
     os.environ["TRITON_INTERPRET"] = "1"
     sys.path.insert(0, {root!r})
     import torch
-    from sandbox.worker import _Guard
+    from sandbox.guard import Guard
     path = {path!r}
     import importlib.util
     spec = importlib.util.spec_from_file_location("sub", path)
     mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod)
     x = torch.randn(5, 7); out = torch.empty(7, 5)
     streams = iter([1, 2])          # current stream ids seen at each launch
-    guard = _Guard(path, stream_id=lambda: next(streams), default_stream_id=1)
+    guard = Guard(path, stream_id=lambda: next(streams), default_stream_id=1)
     guard.call(mod.custom_kernel, (x, out))
     print("first", guard.verdict())
     guard.reset(); guard.call(mod.custom_kernel, (x, out))
@@ -116,7 +116,8 @@ def test_guard_refuses_a_launch_on_another_stream(tmp_path):
 
 
 def test_time_under_the_physical_floor_is_rejected():
-    from sandbox.worker import Fault, _fill_figures
+    from sandbox.guard import Fault
+    from sandbox.worker import _fill_figures
 
     info = DeviceInfo("NVIDIA H200", 4814.4, 4800.0, "H200", 60 * 2**20, 132)
     r = KernelReport(exercise="transposition", bytes_counted=2 * 16384 * 16384 * 4,

@@ -100,8 +100,8 @@ ATTACKS = [
            limits=Limits(compile_timeout_s=3, run_timeout_s=3), expect_reason="délai"),
     Attack("boucle_infinie_noyau_interprete",
            "import torch, triton, triton.language as tl\n@triton.jit\ndef k(x):\n"
-           "    i = tl.load(x)\n    while i >= 0:\n        i = i + 0\n"
-           "k[(1,)](torch.zeros(1, dtype=torch.int32))",
+           "    i = tl.abs(tl.load(x)) + 1.0\n    while i > 0:\n        i = i * 1.0000001\n"
+           "k[(1,)](torch.zeros(1))",
            static=False, needs_ns=False, limits=Limits(compile_timeout_s=10, run_timeout_s=10),
            expect_reason="délai"),
     Attack("memoire_hote", "blocs = []\nwhile True:\n    blocs.append(bytearray(64 << 20))",
@@ -246,10 +246,12 @@ _E2E = {
     "boucle_infinie_python": ("def custom_kernel(x, out):\n    while True:\n        pass\n", "timeout"),
     "boucle_infinie_noyau": (
         "import torch, triton, triton.language as tl\n@triton.jit\ndef k(x_ptr, o_ptr):\n"
-        "    i = tl.load(x_ptr)\n    while i >= 0:\n        i = i + 0\n    tl.store(o_ptr, i)\n"
+        "    i = tl.abs(tl.load(x_ptr)) + 1.0\n    while i > 0:\n        i = i * 1.0000001\n    tl.store(o_ptr, i)\n"
         "def custom_kernel(x, out):\n    k[(1,)](x, out)\n", "timeout"),
+    # The worker catches the allocation error itself and reports it as a runtime error.
     "memoire_hote": ("import torch\nblocs = []\ndef custom_kernel(x, out):\n"
-                     "    for _ in range(256):\n        blocs.append(torch.ones(1 << 26))\n", "crashed"),
+                     "    for _ in range(64):\n        blocs.append(torch.ones(1 << 26))\n",
+                     ("runtime", "crashed")),
     "afficher_des_gigaoctets": ("def custom_kernel(x, out):\n    for _ in range(2048):\n"
                                 "        print('x' * (1 << 20))\n", None),
     "lire_etc_passwd": ("print(open('/etc/passwd').read())\ndef custom_kernel(x, out):\n    pass\n",
@@ -262,18 +264,85 @@ _E2E = {
 
 
 @pytest.mark.parametrize("name", sorted(_E2E))
-def test_end_to_end(name, tmp_path):
+def test_end_to_end(name, tmp_path, monkeypatch):
     runner = pytest.importorskip("sandbox.runner")
+    # The runner uses the default limits (8 GiB); cap them to 1 GiB for CI's sake.
+    monkeypatch.setenv("TUILE_SANDBOX_MAX_MEMORY", str(1 << 30))
     from sandbox.records import RunOptions
 
     source, kind = _E2E[name]
     t0 = time.monotonic()
     report = runner.run_submission(source, "copie", RunOptions(
-        mode="interpreter", all_dtypes=False, compile_timeout_s=30, run_timeout_s=6,
+        mode="interpreter", all_dtypes=False, compile_timeout_s=12, run_timeout_s=6,
         scratch_root=str(tmp_path)))
     assert not report.correct
-    assert report.error and any(c in report.error for c in "éèàùç«"), report.error
-    if kind:
+    assert report.error, report
+    if kind == ("runtime", "crashed"):
+        assert report.error_kind in kind and ("mémoire" in report.error
+                                              or "allocate memory" in report.error), report.error
+    elif kind:
         assert report.error_kind == kind, (report.error_kind, report.error)
+        assert any(c in report.error for c in "éèàùç«"), report.error
     assert time.monotonic() - t0 < 60
     assert len(report.stderr_tail) <= 4000
+
+
+# ---------------------------------------------------------------- on the GPU (H200)
+
+def _cuda() -> bool:
+    try:
+        import torch
+        return torch.cuda.is_available()
+    except Exception:
+        return False
+
+
+_COPY_OK = """
+import torch, triton, triton.language as tl
+@triton.jit
+def _copie(x_ptr, o_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(o_ptr + offs, tl.load(x_ptr + offs, mask=m), mask=m)
+def custom_kernel(x, out):
+    n = x.numel()
+    _copie[(triton.cdiv(n, 1024),)](x, out, n, BLOCK=1024, num_warps=8)
+"""
+
+_GPU_ATTACKS = {
+    "boucle_infinie_noyau_gpu": (
+        "import torch, triton, triton.language as tl\n@triton.jit\ndef k(x_ptr, o_ptr):\n"
+        "    i = tl.abs(tl.load(x_ptr)) + 1.0\n    while i > 0:\n        i = i * 1.0000001\n    tl.store(o_ptr, i)\n"
+        "def custom_kernel(x, out):\n    k[(1,)](x, out)\n", ("timeout",)),
+    "memoire_gpu_entiere": (
+        "import torch\nblocs = []\ndef custom_kernel(x, out):\n    while True:\n"
+        "        blocs.append(torch.empty(1 << 33, dtype=torch.uint8, device='cuda'))\n",
+        ("runtime", "crashed")),
+    "memoire_hote_epinglee": (
+        "import torch\nblocs = []\ndef custom_kernel(x, out):\n    for _ in range(64):\n"
+        "        blocs.append(torch.ones(1 << 28, dtype=torch.uint8, pin_memory=True))\n",
+        ("runtime", "crashed")),
+    "boucle_python_en_tenant_le_gpu": (
+        "import torch\ndef custom_kernel(x, out):\n    while True:\n        pass\n", ("timeout",)),
+}
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not _cuda(), reason="pas de GPU CUDA")
+@pytest.mark.parametrize("name", sorted(_GPU_ATTACKS))
+def test_gpu_attack_contained_and_gpu_usable_after(name, tmp_path):
+    from sandbox.records import RunOptions
+    from sandbox.runner import run_submission
+
+    source, kinds = _GPU_ATTACKS[name]
+    t0 = time.monotonic()
+    report = run_submission(source, "copie", RunOptions(
+        mode="gpu", all_dtypes=False, timing=False, compile_timeout_s=60, run_timeout_s=8,
+        scratch_root=str(tmp_path)))
+    assert not report.correct and report.error_kind in kinds, (report.error_kind, report.error)
+    assert report.error
+    assert time.monotonic() - t0 < 90
+    # The GPU is free and sound afterwards: a good submission runs and is timed.
+    ok = run_submission(_COPY_OK, "copie", RunOptions(mode="gpu", all_dtypes=False,
+                                                       scratch_root=str(tmp_path)))
+    assert ok.correct and ok.gbps, (ok.error_kind, ok.error)

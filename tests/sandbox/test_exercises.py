@@ -84,9 +84,10 @@ def test_minimal_bytes_and_flops():
     assert mm.flops((4096, 4096, 4096)) == 2 * 4096 ** 3
     assert mm.bytes_moved((2, 3, 4), 2) == (2 * 4 + 4 * 3 + 2 * 3) * 2
     assert t.threshold_pct == 80.0
-    # timing shapes move far more than twice a 60 MiB L2
+    # the timing shapes of the bandwidth exercises move far more than twice a 60 MiB L2;
+    # matmul is bound by arithmetic (2·4096³ FLOP over 96 MiB), its figure is TFLOP/s
     for ex in list_exercises():
-        if not ex.free:
+        if ex.threshold_pct is not None:
             assert ex.bytes_moved(ex.timing_shape, 2) > 4 * 60 * 2**20, ex.name
 
 
@@ -108,7 +109,9 @@ def test_every_solution_passes_in_the_interpreter(solution_reports, name, kind):
     assert r.mode == "interpreter" and r.verdict == "not_timed"
     assert r.gbps is None and r.median_us is None        # no bandwidth figure on CPU
     assert "interpréteur" in r.verdict_text
-    assert len(r.shapes_checked) >= 3 and any("répété" in c for c in r.checks)
+    assert len(r.checks) >= 3 + 5 and any("répété" in c for c in r.checks)
+    if name != "libre":   # free mode: the shapes are the submission's own
+        assert len(r.shapes_checked) >= 3
     json.loads(r.to_json())
 
 

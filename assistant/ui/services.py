@@ -1,0 +1,89 @@
+"""What the web UI calls: the library's public entries, gathered once per app.
+
+``Services`` holds the configuration, the guide (``Library``), one warm ``Retriever``
+shared by the Discussion and Le guide tabs, the reading-path dialogue and the kernel
+runner. Tests and the benchmark pass their own (a temporary index, a fake runner);
+nothing here holds logic of its own beyond "load once, reuse".
+"""
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass, field
+from typing import Callable
+
+from ingest.config import Config, load_config
+from ingest.errors import TuileError
+
+log = logging.getLogger("tuile.ui")
+
+
+def french_error(err: BaseException) -> str:
+    """A readable French message for any error of any layer; the traceback goes to the log."""
+    if isinstance(err, TuileError):
+        return str(err)
+    log.exception("erreur dans l'interface", exc_info=err)
+    return (f"erreur inattendue ({type(err).__name__} : {err}). Le serveur continue de "
+            "fonctionner ; réessayez, ou signalez l'erreur si elle se reproduit.")
+
+
+@dataclass
+class Services:
+    config: Config = field(default_factory=load_config)
+    generator: object = None            # None: the configured one (composed by default)
+    run_kernel: Callable | None = None  # default: sandbox.runner.run_submission
+    _retriever: object = None
+    _dialogue: object = None
+    _library: object = None
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def library(self):
+        if self._library is None:
+            from assistant.ui.library import Library
+            self._library = Library(self.config.corpus_dir)
+        return self._library
+
+    @property
+    def retriever(self):
+        with self._lock:
+            if self._retriever is None:
+                from assistant.retrieve import Retriever
+                self._retriever = Retriever(self.config)
+            return self._retriever
+
+    @property
+    def dialogue(self):
+        if self._dialogue is None:
+            from assistant.paths import PathDialogue
+            self._dialogue = PathDialogue(self.config.corpus_dir)
+        return self._dialogue
+
+    def warm(self) -> None:
+        """Load the embedder and the index now (≈1 s), so the first question is answered fast."""
+        try:
+            self.retriever.search("warp", k=1)
+        except Exception as err:  # a missing index is reported when a question is asked
+            log.warning("préchauffage impossible : %s", err)
+
+    def llm_label(self) -> str:
+        """"" when answers are composed from the guide, else the generator's spec."""
+        gen = self.generator
+        if gen is None:
+            return self.config.llm or ""
+        if isinstance(gen, str):
+            return "" if gen == "composed" else gen
+        return "" if getattr(gen, "name", "") == "composed" else getattr(gen, "name", "")
+
+    def gpu_present(self) -> bool:
+        import sandbox.runner as runner
+        # The runner's own test (the same one that picks GPU or interpreter mode); it
+        # has no public name yet.
+        probe = getattr(runner, "gpu_present", None) or getattr(runner, "_gpu_present")
+        return bool(probe())
+
+    def runner(self) -> Callable:
+        if self.run_kernel is not None:
+            return self.run_kernel
+        from sandbox.runner import run_submission
+        return run_submission

