@@ -5,10 +5,9 @@ import argparse
 import json
 import sys
 
-from assistant.paths import DialogueState, Display, PathDialogue
 
 
-def render(display: Display) -> str:
+def render(display) -> str:
     """Plain-text rendering of one dialogue turn."""
     lines = []
     if display.notice:
@@ -28,7 +27,9 @@ def render(display: Display) -> str:
     return "\n".join(lines)
 
 
-def _interactive(dialogue: PathDialogue) -> int:
+def _interactive(dialogue) -> int:
+    from assistant.paths import DialogueState
+
     state, display = dialogue.step(DialogueState())
     print("Répondez par un numéro ou en quelques mots ; « retour » revient en arrière, « recommencer » "
           "reprend tout, une ligne vide quitte.\n")
@@ -49,6 +50,8 @@ def _interactive(dialogue: PathDialogue) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from assistant.paths import DialogueState, PathDialogue
+
     dialogue = PathDialogue(args.corpus)
     if args.know is None and args.want is None:
         return _interactive(dialogue)
@@ -72,7 +75,7 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _pending_keys(dialogue: PathDialogue, state: DialogueState):
+def _pending_keys(dialogue, state):
     pending = dialogue._pending_prerequisite(state)
     return [f"pre:{pending['id']}"] if pending else []
 
