@@ -19,6 +19,7 @@ the default 8 GiB (end to end), so CI's 24 GiB machine is safe.
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import socket
 import sys
@@ -67,6 +68,9 @@ class Attack:
 
 _L = Limits(compile_timeout_s=8, run_timeout_s=8, cpu_time_s=20, memory_bytes=1 << 30,
             max_processes=32, max_file_bytes=8 << 20, max_output_bytes=64 << 10)
+# Attacks whose expected end is not the time limit get room for a slow torch import
+# (10 s and more on a loaded 2-core CI machine).
+_SLOW = dataclasses.replace(_L, compile_timeout_s=40, run_timeout_s=40, cpu_time_s=60)
 
 ATTACKS = [
     # --- reading outside scratch
@@ -105,13 +109,13 @@ ATTACKS = [
            static=False, needs_ns=False, limits=Limits(compile_timeout_s=10, run_timeout_s=10),
            expect_reason="délai"),
     Attack("memoire_hote", "blocs = []\nwhile True:\n    blocs.append(bytearray(64 << 20))",
-           static=False, needs_ns=False, expect_reason="mémoire"),
+           static=False, needs_ns=False, limits=_SLOW, expect_reason="mémoire"),
     Attack("memoire_via_torch", "import torch\nb = []\nfor _ in range(64):\n    b.append(torch.ones(1 << 24))",
-           static=False, needs_ns=False, expect_reason="mémoire"),
+           static=False, needs_ns=False, limits=_SLOW, expect_reason="mémoire"),
     Attack("remplir_disque", "with open('gros.bin', 'wb') as f:\n    while True: f.write(b'x' * (1 << 20))",
-           needs_ns=False, expect_reason="taille de fichier"),
+           needs_ns=False, limits=_SLOW, expect_reason="taille de fichier"),
     Attack("remplir_disque_torch", "import torch\ntorch.save(torch.zeros(1 << 24), 'gros.pt')",
-           needs_ns=False, expect_reason="taille de fichier"),
+           needs_ns=False, limits=_SLOW, expect_reason="taille de fichier"),
     Attack("afficher_des_gigaoctets", "import sys\nfor _ in range(4096):\n    sys.stdout.write('x' * (1 << 20))",
            static=False, needs_ns=False),
     # --- indirect imports of os / sys / ctypes
@@ -252,8 +256,8 @@ _E2E = {
     "memoire_hote": ("import torch\nblocs = []\ndef custom_kernel(x, out):\n"
                      "    for _ in range(64):\n        blocs.append(torch.ones(1 << 26))\n",
                      ("runtime", "crashed")),
-    "afficher_des_gigaoctets": ("def custom_kernel(x, out):\n    for _ in range(2048):\n"
-                                "        print('x' * (1 << 20))\n", None),
+    "afficher_des_gigaoctets": ("def custom_kernel(x, out):\n    while True:\n"
+                                "        print('x' * (1 << 20))\n", "timeout"),
     "lire_etc_passwd": ("print(open('/etc/passwd').read())\ndef custom_kernel(x, out):\n    pass\n",
                         "precheck"),
     "import_indirect": ("m = getattr(__builtins__, '__import__')('os')\n"
@@ -272,8 +276,10 @@ def test_end_to_end(name, tmp_path, monkeypatch):
 
     source, kind = _E2E[name]
     t0 = time.monotonic()
+    slow = kind != "timeout"   # room for a slow start when the time limit is not the point
     report = runner.run_submission(source, "copie", RunOptions(
-        mode="interpreter", all_dtypes=False, compile_timeout_s=12, run_timeout_s=6,
+        mode="interpreter", all_dtypes=False, compile_timeout_s=40 if slow else 12,
+        run_timeout_s=40 if slow else 6,
         scratch_root=str(tmp_path)))
     assert not report.correct
     assert report.error, report
@@ -283,7 +289,7 @@ def test_end_to_end(name, tmp_path, monkeypatch):
     elif kind:
         assert report.error_kind == kind, (report.error_kind, report.error)
         assert any(c in report.error for c in "éèàùç«"), report.error
-    assert time.monotonic() - t0 < 60
+    assert time.monotonic() - t0 < 90
     assert len(report.stderr_tail) <= 4000
 
 
@@ -337,12 +343,65 @@ def test_gpu_attack_contained_and_gpu_usable_after(name, tmp_path):
     source, kinds = _GPU_ATTACKS[name]
     t0 = time.monotonic()
     report = run_submission(source, "copie", RunOptions(
-        mode="gpu", all_dtypes=False, timing=False, compile_timeout_s=60, run_timeout_s=8,
+        mode="gpu", all_dtypes=False, timing=False, compile_timeout_s=20, run_timeout_s=8,
         scratch_root=str(tmp_path)))
     assert not report.correct and report.error_kind in kinds, (report.error_kind, report.error)
     assert report.error
-    assert time.monotonic() - t0 < 90
+    assert time.monotonic() - t0 < 60
     # The GPU is free and sound afterwards: a good submission runs and is timed.
     ok = run_submission(_COPY_OK, "copie", RunOptions(mode="gpu", all_dtypes=False,
                                                        scratch_root=str(tmp_path)))
     assert ok.correct and ok.gbps, (ok.error_kind, ok.error)
+
+
+# ---------------------------------------------------------------- no false alarms
+
+_ORDINARY = '''
+import math
+import functools
+import torch
+import triton
+import triton.language as tl
+from triton.language.extra import libdevice
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK": 64}, num_warps=4),
+                          triton.Config({"BLOCK": 128}, num_warps=8)], key=["M", "N"])
+@triton.heuristics({"EVEN": lambda args: args["M"] % args["BLOCK"] == 0})
+@triton.jit
+def _noyau(x_ptr, y_ptr, M, N, stride_xm, stride_ym, BLOCK: tl.constexpr, EVEN: tl.constexpr):
+    pid_m, pid_n = tl.program_id(0), tl.program_id(1)
+    rm = pid_m * BLOCK + tl.arange(0, BLOCK)
+    rn = pid_n * BLOCK + tl.arange(0, BLOCK)
+    mask = (rm[:, None] < M) & (rn[None, :] < N)
+    x = tl.load(x_ptr + rm[:, None] * stride_xm + rn[None, :], mask=mask, other=0.0)
+    acc = tl.zeros((BLOCK, BLOCK), dtype=tl.float32)
+    for k in tl.static_range(2):
+        acc += tl.math.exp(x.to(tl.float32)) * 0.0
+    tl.store(y_ptr + rn[:, None] * stride_ym + rm[None, :], tl.trans(x + acc.to(x.dtype)),
+             mask=tl.trans(mask))
+
+
+def custom_kernel(x, out):
+    M, N = x.shape
+    assert x.is_contiguous() and out.dtype == x.dtype, f"forme {x.shape}"
+    grid = lambda meta: (triton.cdiv(M, meta["BLOCK"]), triton.cdiv(N, meta["BLOCK"]))
+    _noyau[grid](x, out, M, N, x.stride(0), out.stride(0))
+    return out
+
+
+if __name__ == "__main__":
+    print(math.prod([2, 3]), functools.reduce(lambda a, b: a + b, [1, 2]))
+'''
+
+
+def test_ordinary_kernels_pass_precheck():
+    assert precheck(_ORDINARY) == []
+    exercises = pytest.importorskip("sandbox.exercises")
+    for ex in exercises.list_exercises():
+        for kind in ("template", "reference", "naive"):
+            try:
+                source = ex.source(kind)
+            except OSError:
+                continue
+            assert precheck(source) == [], (ex.name, kind, precheck(source))

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.isolation import Limits, isolation_layers, mark_phase, run_isolated, _namespace_flags
+from sandbox.isolation import (Limits, _can_drop_uid, _namespace_flags, isolation_layers,
+                               mark_phase, run_isolated)
 
 REPO = Path(__file__).resolve().parents[2]
 HAS_NS = bool(_namespace_flags())
@@ -227,7 +228,7 @@ def test_filesystem_read_only_and_hidden(tmp_path):
     assert (tmp_path / "scratch" / "ok.txt").read_text() == "dans scratch"
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="le changement d'uid demande root")
+@pytest.mark.skipif(not _can_drop_uid(), reason="pas de changement d'uid sur cet hôte")
 def test_runs_as_an_unprivileged_uid(tmp_path):
     r = run_py(tmp_path, "import os; print(os.getuid(), os.geteuid(), os.getgroups())")
     uid, euid, *_ = r.stdout.split()
@@ -237,3 +238,26 @@ def test_runs_as_an_unprivileged_uid(tmp_path):
 def test_layers_are_described_in_french():
     layers = isolation_layers()
     assert "réseau coupé" in layers and "mémoire de l'hôte" in layers
+
+
+def test_scratch_total_size_is_capped(tmp_path):
+    # Each file stays under RLIMIT_FSIZE (1 MiB) but together they pass the 1 GiB cap.
+    r = run_py(tmp_path, """
+        import os
+        block = os.urandom(1 << 20)
+        for i in range(4000):
+            with open(f"f{i}.bin", "wb") as f:
+                f.write(block[: (1 << 20) - 1])
+    """, Limits(max_file_bytes=1 << 20, compile_timeout_s=60))
+    assert "espace disque" in r.killed_reason
+    used = sum(p.stat().st_size for p in (tmp_path / "scratch").glob("f*.bin"))
+    assert used < 3 << 30
+
+
+def test_scratch_entry_count_is_capped(tmp_path):
+    r = run_py(tmp_path, """
+        import os
+        for i in range(100000):
+            os.mkdir(f"d{i}")
+    """, Limits(compile_timeout_s=60))
+    assert "trop de fichiers" in r.killed_reason

@@ -114,3 +114,12 @@ def test_profile_naive_transpose_on_gpu():
     assert out["available"], out["reason"]
     assert out["metrics"]["store_sectors_per_request"] > 20
     assert "store_non_coalesces" in _codes(out["diagnosis"])
+
+
+def test_small_problem_is_named_from_timing_alone():
+    items = diagnose(None, report={"exercise": "libre", "bytes_counted": 8 << 20,
+                                   "pct_of_peak": 24.0, "pct_of_copy_ceiling": 27.0})
+    by = {i["code"]: i for i in items}
+    assert "8 Mo" in by["probleme_trop_petit"]["detail"]
+    assert LINKS["vagues"] in by["probleme_trop_petit"]["links"]
+    assert "sans_profileur" in by

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -18,24 +19,38 @@ _CLIENT = textwrap.dedent("""
     import json, sys, time
     from pathlib import Path
     from sandbox.gpuqueue import gpu_slot
-    lock_dir, out, hold = Path(sys.argv[1]), Path(sys.argv[2]), float(sys.argv[3])
+    lock_dir, out, hold, gate = Path(sys.argv[1]), Path(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
     positions = []
-    with gpu_slot(0, on_position=positions.append, directory=lock_dir, poll_s=0.01):
-        t0 = time.time(); time.sleep(hold); t1 = time.time()
+    def seen(p):
+        positions.append(p)
+        Path(str(out) + ".arrived").touch()
+    with gpu_slot(0, on_position=seen, directory=lock_dir, poll_s=0.01):
+        t0 = time.time()
+        while time.time() - t0 < hold or (gate and not Path(gate).exists()):
+            time.sleep(0.01)
+        t1 = time.time()
     out.write_text(json.dumps({"start": t0, "end": t1, "positions": positions}))
 """)
 
 
 def _clients(tmp_path: Path, n: int, hold: float) -> list[dict]:
+    """Start n clients, each once the previous one is in the queue, while the first holds
+    the GPU until all have arrived: arrival order and positions are then known even on a
+    loaded CI machine, where starting Python takes anything from 0.05 to 2 s."""
     procs, outs = [], []
+    gate = tmp_path / "release"
     for i in range(n):
         out = tmp_path / f"client-{i}.json"
         outs.append(out)
         procs.append(subprocess.Popen([sys.executable, "-c", _CLIENT, str(tmp_path / "locks"),
-                                       str(out), str(hold)], cwd=REPO))
-        time.sleep(0.05)   # arrival order
+                                       str(out), str(hold), str(gate) if i == 0 else ""],
+                                      cwd=REPO))
+        deadline = time.monotonic() + 60
+        while not Path(str(out) + ".arrived").exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+    gate.touch()
     for p in procs:
-        assert p.wait(timeout=60) == 0
+        assert p.wait(timeout=120) == 0
     return [json.loads(o.read_text()) for o in outs]
 
 
@@ -56,11 +71,17 @@ def test_waiting_submission_sees_its_position(tmp_path):
     assert last == sorted(last, reverse=True)  # only ever moves forward
 
 
+def _wait_for(path: Path) -> None:
+    deadline = time.monotonic() + 60
+    while not path.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
 def test_dead_holder_frees_the_gpu(tmp_path):
     locks = tmp_path / "locks"
     holder = subprocess.Popen([sys.executable, "-c", _CLIENT, str(locks),
-                               str(tmp_path / "h.json"), "600"], cwd=REPO)
-    time.sleep(1.0)
+                               str(tmp_path / "h.json"), "600", ""], cwd=REPO)
+    _wait_for(tmp_path / "h.json.arrived")
     holder.kill()
     holder.wait()
     t = time.monotonic()
@@ -72,8 +93,8 @@ def test_dead_holder_frees_the_gpu(tmp_path):
 def test_max_wait(tmp_path):
     locks = tmp_path / "locks"
     holder = subprocess.Popen([sys.executable, "-c", _CLIENT, str(locks),
-                               str(tmp_path / "h.json"), "30"], cwd=REPO)
-    time.sleep(1.0)
+                               str(tmp_path / "h.json"), "30", ""], cwd=REPO)
+    _wait_for(tmp_path / "h.json.arrived")
     try:
         with pytest.raises(QueueTimeout):
             with gpu_slot(0, directory=locks, max_wait_s=0.5):
@@ -89,3 +110,33 @@ def test_separate_gpus_do_not_wait_for_each_other(tmp_path):
         with gpu_slot(1, directory=tmp_path, max_wait_s=2):
             pass
         assert time.monotonic() - t < 1
+
+
+def test_a_submission_cannot_hold_the_gpu_past_its_limit(tmp_path):
+    """The slot is held by the server around run_isolated, which kills the child at its
+    limit: a submission that loops forever frees the GPU for the next one."""
+    import threading
+
+    from sandbox.isolation import Limits, run_isolated
+
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    results = {}
+
+    def hog():
+        with gpu_slot(0, directory=tmp_path / "locks"):
+            results["hog"] = run_isolated(
+                [sys.executable, "-c", "while True: pass"], scratch=scratch,
+                limits=Limits(compile_timeout_s=2, run_timeout_s=2))
+
+    t = threading.Thread(target=hog)
+    t.start()
+    time.sleep(0.3)
+    t0 = time.monotonic()
+    positions = []
+    with gpu_slot(0, directory=tmp_path / "locks", on_position=positions.append, max_wait_s=30):
+        waited = time.monotonic() - t0
+    t.join()
+    assert results["hog"].timed_out
+    assert positions[0] == 1 and positions[-1] == 0
+    assert waited < 2 + 5

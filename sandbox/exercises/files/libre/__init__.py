@@ -1,0 +1,1 @@
+"""Starter templates, reference and naive solutions, read as source by the sandbox."""
