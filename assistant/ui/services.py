@@ -32,6 +32,7 @@ class Services:
     config: Config = field(default_factory=load_config)
     generator: object = None            # None: the configured one (composed by default)
     run_kernel: Callable | None = None  # default: sandbox.runner.run_submission
+    gpu: bool | None = None             # None: ask the runner whether a GPU is there
     _retriever: object = None
     _dialogue: object = None
     _library: object = None
@@ -66,6 +67,26 @@ class Services:
         except Exception as err:  # a missing index is reported when a question is asked
             log.warning("préchauffage impossible : %s", err)
 
+    def browser_secret(self) -> str:
+        """The key that encrypts what the app keeps in the browser (reading-path progress).
+
+        Kept in the data directory, so progress survives a restart of the server; a
+        random one per run when that directory cannot be written."""
+        import secrets
+        from ingest.config import data_dir
+
+        path = data_dir() / "ui-secret"
+        try:
+            if path.exists():
+                return path.read_text(encoding="utf-8").strip()
+            path.parent.mkdir(parents=True, exist_ok=True)
+            value = secrets.token_urlsafe(24)
+            path.write_text(value, encoding="utf-8")
+            path.chmod(0o600)
+            return value
+        except OSError:
+            return secrets.token_urlsafe(24)
+
     def llm_label(self) -> str:
         """"" when answers are composed from the guide, else the generator's spec."""
         gen = self.generator
@@ -76,6 +97,8 @@ class Services:
         return "" if getattr(gen, "name", "") == "composed" else getattr(gen, "name", "")
 
     def gpu_present(self) -> bool:
+        if self.gpu is not None:
+            return self.gpu
         import sandbox.runner as runner
         # The runner's own test (the same one that picks GPU or interpreter mode); it
         # has no public name yet.

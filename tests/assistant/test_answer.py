@@ -6,7 +6,7 @@ import json
 from assistant.answer import answer
 from assistant.relevance import judge, vocabulary
 
-from conftest import TEST_THRESHOLD, run
+from answer_fixtures import TEST_THRESHOLD, run
 
 
 def test_stream_then_answer_record(retriever):

@@ -72,3 +72,17 @@ def test_numbers_follow_first_use(retriever):
 ])
 def test_sentences_do_not_split_inside_quotes_parentheses_or_code(text, expected):
     assert sentences(text) == expected
+
+
+def test_definition_questions_lead_with_the_definition():
+    from assistant.records import Hit
+
+    def hit(section, text, rank):
+        return Hit(f"c#{rank}", "megakernels-02", "8", "Megakernels", 2, "Définition et généalogie", section,
+                   section.lower(), "08-megakernels/02-definition-et-genealogie.md", text, 1 / (60 + rank), 0.9, 1.0)
+
+    hits = [hit("Histoire", "Le mot megakernel est revenu au premier plan en 2025 avec les LLM. "
+                            "Ce chapitre montre ce qu'est un megakernel et d'où il vient.", 0),
+            hit("Définition", "Un megakernel est un noyau persistant unique qui exécute toute une passe avant.", 1)]
+    comp = compose("Qu'est-ce qu'un megakernel ?", hits)
+    assert comp.quotes[0].text.startswith("Un megakernel est un noyau persistant")

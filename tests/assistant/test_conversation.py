@@ -7,7 +7,7 @@ from assistant.answer import answer
 from assistant.answer_records import Conversation, Turn
 from assistant.conversation import resolve
 
-from conftest import TEST_THRESHOLD, run
+from answer_fixtures import TEST_THRESHOLD, run
 
 FIRST = "Pourquoi la transposition naïve plafonne-t-elle ?"
 HISTORY = Conversation((Turn(FIRST, FIRST, "answer", ("performance-07",), "…"),))
@@ -18,7 +18,9 @@ HISTORY = Conversation((Turn(FIRST, FIRST, "answer", ("performance-07",), "…")
                                       "Tuiles de 64 ?", "What about on AMD?",
                                       "Quelles sont ses limites ?", "Qu'est-ce qui ne se porte pas ?",
                                       "Quels résultats rapporte-t-il ?", "Comment marche-t-il ?",
-                                      "Pourquoi est-ce asynchrone ?"])
+                                      "Pourquoi est-ce asynchrone ?", "Quel est le coût de cette opération ?",
+                                      "Comment ça marche sur Blackwell ?", "Pourquoi ?", "Comment le mesurer ?",
+                                      "Comment l'éviter ?"])
 def test_followups_carry_the_previous_topic(question):
     r = resolve(question, HISTORY)
     assert r.followup and r.how == "rule"
@@ -32,6 +34,8 @@ def test_followups_carry_the_previous_topic(question):
                                       "Pourquoi est-il si difficile de battre cuBLAS ?",
                                       "Combien de banques compte la mémoire partagée et quand y a-t-il conflit ?",
                                       "Qu'est-ce que la mémoire partagée ?",
+                                      "Qu'est-ce qu'un accès mémoire coalescé et pourquoi est-ce important ?",
+                                      "What is a warp and why does it matter?",
                                       "Quelle est la bande passante de la HBM du H100 ?"])
 def test_standalone_questions_stay_as_they_are(question):
     assert resolve(question, HISTORY) == resolve(question, None)

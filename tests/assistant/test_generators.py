@@ -10,7 +10,7 @@ from assistant.generators import ChatGenerator, build_messages, check_citations,
 from ingest.config import Config
 from ingest.errors import ConfigError
 
-from conftest import TEST_THRESHOLD, run
+from answer_fixtures import TEST_THRESHOLD, run
 
 Q = "Pourquoi la transposition naïve plafonne-t-elle ?"
 
@@ -114,3 +114,11 @@ def test_registry_names_the_known_generators():
         get_generator("gpt5", config)
     with pytest.raises(ConfigError, match="demande un modèle"):
         get_generator("openai", config)
+
+
+def test_reasoning_is_neither_shown_nor_checked(retriever):
+    model = fake("<think>L'utilisateur veut savoir pourquoi ; je cite la source 1.</think>"
+                 "La version naïve écrit les colonnes avec un pas de N éléments [1].")
+    pieces, final = ask(model, retriever)
+    assert final.generator == "fake" and "<think>" not in final.text and "utilisateur" not in final.text
+    assert all("think" not in p.text for p in pieces)

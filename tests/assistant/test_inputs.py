@@ -8,7 +8,7 @@ import pytest
 from assistant.answer import answer
 from assistant.inputs import MAX_CHARS, check_question
 
-from conftest import ExplodingRetriever, run
+from answer_fixtures import ExplodingRetriever, run
 
 ODD = {
     "empty": "",

@@ -19,7 +19,7 @@ import pytest
 from assistant.answer import answer
 from ingest.config import Config
 
-from conftest import TEST_THRESHOLD, run
+from answer_fixtures import TEST_THRESHOLD, run
 
 GOOD = ("La version naïve écrit les colonnes avec un pas de N éléments [1]. "
         "Elle plafonne vers 9 % de la bande passante [1].")
@@ -155,3 +155,18 @@ def test_followup_is_rewritten_by_the_server_then_answered(server, retriever):
     assert generate["stream"] is True
     assert final.followup and final.generator == "openai:modele-test"
     assert final.resolved_question == REWRITTEN
+
+
+def test_stalled_server_in_a_conversation_costs_one_timeout_not_two(server, retriever):
+    from assistant.answer_records import Conversation, Turn
+    server.mode = "stall"
+    first = "Pourquoi la transposition naïve plafonne-t-elle ?"
+    conv = Conversation((Turn(first, first, "answer", ("performance-07",), "…"),))
+    start = time.monotonic()
+    _, final = run(answer("et avec des tuiles de 64 ?", conv, "openai:modele-test", retriever=retriever,
+                          config=_config(server.server_address[1]), threshold=TEST_THRESHOLD))
+    elapsed = time.monotonic() - start
+    assert final.generator == "composed" and "délai" in final.notice
+    assert final.followup and final.resolved_question.endswith("et avec des tuiles de 64 ?")   # the rule took over
+    assert elapsed < TIMEOUT_S * 1.8, elapsed
+    assert len(server.requests) == 1

@@ -13,7 +13,7 @@ from assistant.retrieve import Retriever
 from ingest import ingest
 from ingest.config import Config
 
-from conftest import CORPUS, run
+from answer_fixtures import CORPUS, run
 
 pytestmark = pytest.mark.slow
 

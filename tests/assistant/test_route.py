@@ -6,7 +6,7 @@ import pytest
 from assistant.answer import answer
 from assistant.route import route
 
-from conftest import ExplodingRetriever, run
+from answer_fixtures import ExplodingRetriever, run
 
 PATHS = ["Par où commencer ?", "par quoi je dois commencer", "Quel parcours pour moi ?",
          "Quel parcours me conseilles-tu ?", "Je débute, que dois-je lire ?",
