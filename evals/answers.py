@@ -52,7 +52,7 @@ def register(subparsers) -> None:
 
 
 def _load(name: str) -> dict:
-    return yaml.safe_load((HERE / name).read_text(encoding="utf-8"))
+    return yaml.safe_load((HERE / "data" / name).read_text(encoding="utf-8"))
 
 
 def _final(stream):

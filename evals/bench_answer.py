@@ -82,7 +82,7 @@ def main(argv=None) -> int:
     config = load_config(index_dir=args.index, llm="composed")
     retriever = _TimedRetriever(Retriever(config))
     indexed = {c.chapter_id for c in retriever.chunks()}
-    questions = [q["q"] for q in yaml.safe_load((HERE / "answers_inscope.yaml").read_text(encoding="utf-8"))["questions"]
+    questions = [q["q"] for q in yaml.safe_load((HERE / "data" / "answers_inscope.yaml").read_text(encoding="utf-8"))["questions"]
                  if set(q["gold"]) & indexed]
 
     def one(question: str) -> tuple[float, float]:
