@@ -81,7 +81,7 @@ def check_question(raw: object) -> Checked:
     if len(text) > MAX_CHARS:
         return _refuse(f"La question est trop longue ({_thousands(len(text))} caractères ; "
                        f"{_thousands(MAX_CHARS)} au plus). Posez-la en quelques phrases ; pour faire "
-                       "analyser un noyau, utilisez « tuile kernel run ».")
+                       "analyser un noyau, utilisez le bac à sable (onglet « Bac à sable » ou « tuile kernel run »).")
     if "\x00" in text or _control_share(text) > _MAX_CONTROL_SHARE:
         return _refuse("La question contient des caractères de contrôle ou binaires : ce n'est "
                        f"pas du texte lisible. Écrivez-la en toutes lettres, par exemple {EXAMPLE}")

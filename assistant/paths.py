@@ -198,7 +198,9 @@ class PathDialogue:
                   f"« {level_opt['start']} ».")
         lines = [f"Parcours {letter} — {path['title']} ({path['hours_text']}). {path['audience']}", reason]
         if skipped:
-            lines.append(f"{len(skipped)} chapitres que votre niveau couvre déjà sont marqués facultatifs : "
+            count = "1 chapitre que votre niveau couvre déjà est marqué" if len(skipped) == 1 else \
+                f"{len(skipped)} chapitres que votre niveau couvre déjà sont marqués"
+            lines.append(f"{count} facultatif{'s' if len(skipped) > 1 else ''} : "
                          f"il reste environ {_hours(remaining)} de lecture.")
         if missing:
             names = ", ".join(p["question"].removeprefix("Savez-vous ").rstrip(" ?") for p in missing)
