@@ -1,6 +1,8 @@
 """Watch one call of a submission's launcher, and turn its failures into French faults.
 
-Public entry: ``Guard(submission_file, stream_id, default_stream_id)``; ``guard.call(fn,
+Public entry: ``Guard(submission_file, stream_id, default_stream_id, on_first_compile)``;
+``on_first_compile`` is called once, after the first kernel launched under watch is
+compiled and before it runs (the worker marks phase "run" there); ``guard.call(fn,
 args)`` runs the launcher while counting the Triton launches of the submission's own
 kernels (``JITFunction.run`` and the interpreter's ``InterpretedFunction.run`` are
 wrapped), noting any launch on a CUDA stream other than the default one, and recording
@@ -19,6 +21,8 @@ from __future__ import annotations
 import os
 import re
 import traceback
+
+from sandbox import _errors
 
 # PyTorch ops a launcher may use: allocations and views. Anything else computes or writes.
 _ALLOWED_OPS = frozenset({
@@ -50,7 +54,8 @@ class Guard:
     PyTorch themselves). ``stream_id`` gives the current CUDA stream (None on CPU).
     """
 
-    def __init__(self, submission_file: str, stream_id=None, default_stream_id=None):
+    def __init__(self, submission_file: str, stream_id=None, default_stream_id=None,
+                 on_first_compile=None):
         from torch.utils._python_dispatch import TorchDispatchMode
 
         guard = self
@@ -58,6 +63,7 @@ class Guard:
         self.stream_id, self.default_stream_id = stream_id, default_stream_id
         self.depth = 0
         self.watching = False
+        self.on_first_compile = on_first_compile
         self.reset()
 
         class _Mode(TorchDispatchMode):
@@ -110,6 +116,16 @@ class Guard:
                         guard.side_streams.append(name)
             guard.depth += 1
             try:
+                if guard.watching and not warmup and guard.on_first_compile is not None:
+                    # Compile without launching (``run(warmup=True)``, the path of
+                    # ``JITFunction.warmup``: compile and cache, skip the launch, the same
+                    # code in the triton 3.6.0 and 3.9 sources; the interpreter's run
+                    # returns at once on warmup), then tell the worker, so that
+                    # the compile limit covers compilation only and a kernel that never ends
+                    # is stopped by the run limit, named as such.
+                    hook, guard.on_first_compile = guard.on_first_compile, None
+                    orig(fn_self, *args, grid=grid, warmup=True, **kwargs)
+                    hook()
                 return orig(fn_self, *args, grid=grid, warmup=warmup, **kwargs)
             except BaseException as exc:
                 if guard.depth == 1 and guard.launch_error is None:
@@ -222,6 +238,9 @@ def fault_from_exception(exc: BaseException, guard: Guard | None, path: str, sou
             detail = (getattr(exc, "error_message", None) or short(exc)).strip()
             return Fault("compile", f"erreur de compilation Triton dans le noyau « {kernel} »"
                          + (f", ligne {line}" if line else "") + f" : {detail}", line)
+        resource_msg = _errors.translate(shown)
+        if resource_msg:
+            return Fault("runtime", (f"ligne {line} : " if line else "") + resource_msg, line)
         if interpreter:
             return Fault("compile", f"le noyau « {kernel} » échoue dans l'interpréteur Triton"
                          + (f", ligne {line}" if line else "") + f" : {name} : {short(shown)}", line)
@@ -230,9 +249,8 @@ def fault_from_exception(exc: BaseException, guard: Guard | None, path: str, sou
                          f"{short(exc)} (réduisez les tailles de bloc ou num_stages)", line)
         return Fault("compile", f"le lancement du noyau « {kernel} » a échoué"
                      + (f", ligne {line}" if line else "") + f" : {name} : {short(exc)}", line)
-    if "illegal memory access" in str(exc) or "misaligned address" in str(exc):
-        return Fault("runtime", "accès mémoire illégal pendant l'exécution du noyau : un "
-                     "chargement ou une écriture sort des tenseurs (vérifiez les masques "
-                     "et les décalages)", line)
+    resource_msg = _errors.translate(exc) or _errors.translate(shown)
+    if resource_msg:
+        return Fault("runtime", (f"ligne {line} : " if line else "") + resource_msg, line)
     return Fault("runtime", f"{name}" + (f" ligne {line}" if line else "")
                  + f" : {short(shown)}", line)

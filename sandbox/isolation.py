@@ -5,8 +5,11 @@ returns an ``IsolatedResult`` (never raises for what the child does). Inside the
 ``mark_phase(name)`` tells the parent which phase is under way, so that the compile
 limit applies until "run" and the run limit after. ``isolation_layers()`` says which
 layers this host grants; ``python -m sandbox.isolation`` prints it. The child side
-(building the jail) is ``sandbox/_jail.py``. Tests: ``tests/sandbox/test_isolation.py``
-(each layer alone) and ``tests/sandbox/test_attacks.py`` (hostile submissions).
+(building the jail) is ``sandbox/_jail.py``; private helpers live in
+``sandbox/_namespaces.py`` (namespaces, filesystem view, uid, environment) and
+``sandbox/_limits.py`` (rlimits, cgroup, disk and memory checks, exit reasons).
+Tests: ``tests/sandbox/test_isolation.py`` (each layer alone) and
+``tests/sandbox/test_attacks.py`` (hostile submissions).
 
 What IS isolated (each layer applied when the host allows it, and tested):
 - a fresh process (no state inherited from the server) in its own session and process
@@ -58,30 +61,27 @@ import dataclasses
 import json
 import os
 import random
-import resource
 import selectors
-import shutil
 import signal
-import stat
 import subprocess
 import sys
-import threading
 import time
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from sandbox._limits import (_CGROUP_HEADROOM, _Cgroup, _cgroup_kind, _exit_reason,
+                             _file_at_limit, _kill, _memory_reason, _rlimit_table,
+                             _scratch_overflow, _tree_rss)
+from sandbox._namespaces import (_can_drop_uid, _chown_tree, _child_env, _namespace_flags,
+                                 _pick_uid, _reclaim_scratch, _release_uid, _ro_paths,
+                                 _uid_pids)
+
+__all__ = ["Limits", "IsolatedResult", "run_isolated", "mark_phase", "isolation_layers",
+           "PHASE_FD_ENV"]
+
 PHASE_FD_ENV = "TUILE_PHASE_FD"
 _JAIL_FLAG = "--tuile-jail"   # the same as _jail.JAIL_FLAG (that file is run, not imported)
-_UID_RANGE = (0x7F000000 - 0x10000, 0x7F000000)   # far above any real account's uid
-_CGROUP_ROOT = Path("/sys/fs/cgroup")
-# RLIMIT_DATA (heap) is the first memory cap; the cgroup, which also counts code pages,
-# page cache and tmpfs, sits this much above it. With both equal, a hog stopped at its
-# heap limit left the cgroup full and its exit spent > 6 s evicting pages (cgroup v1).
-_CGROUP_HEADROOM = 1 << 30
-_UIDS_IN_USE: set[int] = set()
-_UIDS_LOCK = threading.Lock()
-_SCRATCH_MAX_ENTRIES = 20000   # a Triton cache holds a few files per kernel
 # After "done" the child only writes its result and exits (50 ms usually).
 _DONE_GRACE_S = 10.0
 
@@ -142,236 +142,7 @@ def isolation_layers() -> dict[str, str]:
     return layers
 
 
-@lru_cache(maxsize=1)
-def _namespace_flags() -> tuple[str, ...]:
-    exe = shutil.which("unshare")
-    if not exe or os.environ.get("TUILE_SANDBOX_NO_NAMESPACES"):
-        return ()
-    flags = ("--net", "--mount", "--pid", "--fork", "--kill-child")
-    if os.geteuid() != 0:
-        flags = ("--user", "--map-root-user") + flags
-    try:
-        ok = subprocess.run([exe, *flags, "true"], capture_output=True, timeout=10).returncode == 0
-    except (OSError, subprocess.SubprocessError):
-        ok = False
-    return (exe, *flags) if ok else ()
-
-
-@lru_cache(maxsize=1)
-def _cgroup_kind() -> str:
-    if os.geteuid() != 0 or os.environ.get("TUILE_SANDBOX_NO_CGROUP"):
-        return ""
-    v2 = _CGROUP_ROOT / "cgroup.controllers"
-    if v2.exists() and "memory" in v2.read_text() and os.access(_CGROUP_ROOT, os.W_OK):
-        return "v2"
-    v1 = _CGROUP_ROOT / "memory"
-    if (v1 / "memory.limit_in_bytes").exists() and os.access(v1, os.W_OK):
-        return "v1"
-    return ""
-
-
-# ---------------------------------------------------------------- cgroup per run
-
-class _Cgroup:
-    """A cgroup holding one run: memory and process caps, kill and OOM check."""
-
-    def __init__(self, name: str, limits: Limits):
-        self.kind = _cgroup_kind()
-        self.dirs: list[Path] = []
-        try:
-            if self.kind == "v2":
-                d = _CGROUP_ROOT / name
-                d.mkdir()
-                self.dirs = [d]
-                (d / "memory.max").write_text(str(limits.memory_bytes + _CGROUP_HEADROOM))
-                (d / "memory.swap.max").exists() and (d / "memory.swap.max").write_text("0")
-                (d / "pids.max").exists() and (d / "pids.max").write_text(str(limits.max_processes))
-            elif self.kind == "v1":
-                mem = _CGROUP_ROOT / "memory" / name
-                mem.mkdir()
-                self.dirs = [mem]
-                (mem / "memory.limit_in_bytes").write_text(str(limits.memory_bytes + _CGROUP_HEADROOM))
-                pids = _CGROUP_ROOT / "pids" / name
-                if (_CGROUP_ROOT / "pids").is_dir():
-                    pids.mkdir()
-                    self.dirs.append(pids)
-                    (pids / "pids.max").write_text(str(limits.max_processes))
-        except OSError:
-            self.remove()
-            self.kind, self.dirs = "", []
-
-    def procs_files(self) -> list[str]:
-        return [str(d / "cgroup.procs") for d in self.dirs]
-
-    def usage(self) -> int:
-        for d in self.dirs:
-            for f in ("memory.current", "memory.usage_in_bytes"):
-                try:
-                    return int((d / f).read_text())
-                except (OSError, ValueError):
-                    pass
-        return 0
-
-    def oom_killed(self) -> bool:
-        for d in self.dirs:
-            for f, key in (("memory.events", "oom_kill"), ("memory.oom_control", "oom_kill")):
-                try:
-                    for line in (d / f).read_text().splitlines():
-                        k, _, v = line.partition(" ")
-                        if k == key and int(v) > 0:
-                            return True
-                except (OSError, ValueError):
-                    pass
-        return False
-
-    def kill_all(self) -> None:
-        for d in self.dirs:
-            if (d / "cgroup.kill").exists():
-                try:
-                    (d / "cgroup.kill").write_text("1")
-                except OSError:
-                    pass
-            try:
-                for pid in (d / "cgroup.procs").read_text().split():
-                    _kill(int(pid))
-            except OSError:
-                pass
-
-    def remove(self) -> None:
-        for d in self.dirs:
-            for _ in range(50):
-                try:
-                    d.rmdir()
-                    break
-                except FileNotFoundError:
-                    break
-                except OSError:
-                    time.sleep(0.02)
-
-
 # ---------------------------------------------------------------- parent side
-
-_KEEP_ENV = ("PATH", "LANG", "LC_ALL", "CUDA_VISIBLE_DEVICES", "TRITON_INTERPRET",
-             "PYTHONPATH", "TRITON_LIBCUDA_PATH", "LD_LIBRARY_PATH", "CUDA_HOME")
-
-
-def _child_env(scratch: Path, extra: dict[str, str] | None) -> dict[str, str]:
-    env = {k: os.environ[k] for k in _KEEP_ENV if k in os.environ}
-    env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
-    env.update({
-        "HOME": str(scratch),
-        "TMPDIR": str(scratch / "tmp"),
-        "TRITON_CACHE_DIR": str(scratch / "triton-cache"),
-        "TRITON_HOME": str(scratch),
-        "XDG_CACHE_HOME": str(scratch / "cache"),
-        "TORCHINDUCTOR_CACHE_DIR": str(scratch / "cache" / "inductor"),
-        "CUDA_CACHE_PATH": str(scratch / "cache" / "nv"),
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "PYTHONUNBUFFERED": "1",
-        # Threads count against RLIMIT_NPROC / pids.max (64): torch would start one
-        # OpenMP thread per core (16 on the H200 host, 128 on larger ones).
-        "OMP_NUM_THREADS": "4",
-    })
-    env.update(extra or {})
-    return env
-
-
-def _ro_paths(scratch: Path) -> list[str]:
-    """Paths the child needs to read: system dirs, the interpreter, the sandbox package."""
-    want = ["/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/sys", "/opt/nvidia",
-            "/usr/local/nvidia", "/usr/local/cuda", "/etc/alternatives"]
-    for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
-              os.path.dirname(os.path.realpath(sys.executable)),
-              str(Path(__file__).resolve().parent)):
-        want.append(p)
-    for p in sys.path + os.environ.get("PYTHONPATH", "").split(os.pathsep):
-        p = os.path.abspath(p) if p else ""
-        if p and os.path.isdir(p) and not os.path.isdir(os.path.join(p, "sandbox")):
-            want.append(p)   # site-packages yes; the repo root no (only sandbox/ from it)
-    want += [os.path.realpath(p) for p in list(want)]
-    out = []
-    for p in sorted(set(want), key=len):
-        p = os.path.normpath(os.path.abspath(p))
-        if not os.path.exists(p) or p == "/" or str(scratch).startswith(p + "/"):
-            continue
-        if any(p == q or p.startswith(q + "/") for q in out if not os.path.islink(q)):
-            continue
-        out.append(p)
-    return out
-
-
-@lru_cache(maxsize=1)
-def _can_drop_uid() -> bool:
-    """Root can give the child a uid of its own. Without the mount namespace the child
-    sees the host's tree, so the interpreter and the package must be reachable by any
-    user (here the interpreter lives under /root, mode 700: without namespaces the uid
-    is then kept, and isolation_layers says so)."""
-    if os.geteuid() != 0:
-        return False
-    if _namespace_flags():
-        return True
-    return all(_world_reachable(p) for p in (os.path.realpath(sys.executable),
-                                             str(Path(__file__).resolve().parent)))
-
-
-def _world_reachable(path: str) -> bool:
-    p = Path(path)
-    for d in [*reversed(p.parents), p]:
-        try:
-            mode = d.stat().st_mode
-        except OSError:
-            return False
-        if stat.S_ISDIR(mode) and not mode & stat.S_IXOTH:
-            return False
-    return True
-
-
-def _pick_uid() -> int:
-    taken = set()
-    try:
-        for line in Path("/etc/passwd").read_text().splitlines():
-            taken.add(int(line.split(":")[2]))
-    except (OSError, ValueError, IndexError):
-        pass
-    with _UIDS_LOCK:   # two runs of this server never share a uid (the sweep kills by uid)
-        while True:
-            uid = random.randrange(*_UID_RANGE)
-            if uid not in taken and uid not in _UIDS_IN_USE and not _uid_has_processes(uid):
-                _UIDS_IN_USE.add(uid)
-                return uid
-
-
-def _uid_pids(uid: int) -> list[int]:
-    pids = []
-    for d in os.listdir("/proc"):
-        if d.isdigit():
-            try:
-                if os.stat(f"/proc/{d}").st_uid == uid:
-                    pids.append(int(d))
-            except OSError:
-                pass
-    return pids
-
-
-def _uid_has_processes(uid: int) -> bool:
-    return bool(_uid_pids(uid))
-
-
-def _kill(pid: int) -> None:
-    try:
-        os.kill(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def _chown_tree(root: Path, uid: int) -> None:
-    for dirpath, dirnames, filenames in os.walk(root):
-        for name in [dirpath, *(os.path.join(dirpath, n) for n in dirnames + filenames)]:
-            try:
-                os.lchown(name, uid, uid)
-            except OSError:
-                pass
-
 
 def run_isolated(argv: list[str], *, scratch: Path, limits: Limits = Limits(),
                  env: dict[str, str] | None = None) -> IsolatedResult:
@@ -407,7 +178,7 @@ def run_isolated(argv: list[str], *, scratch: Path, limits: Limits = Limits(),
         os.close(rfd), os.close(wfd)
         cgroup.remove()
         _reclaim_scratch(scratch, uid)
-        _UIDS_IN_USE.discard(uid)
+        _release_uid(uid)
         return IsolatedResult(None, "", str(exc), False, "start",
                               f"impossible de lancer le processus isolé : {exc}", 0.0)
     os.close(wfd)
@@ -424,86 +195,7 @@ def run_isolated(argv: list[str], *, scratch: Path, limits: Limits = Limits(),
         _sweep(proc, cgroup, uid)
         cgroup.remove()
         _reclaim_scratch(scratch, uid)
-        _UIDS_IN_USE.discard(uid)
-
-
-def _scratch_cap(limits: Limits) -> int:
-    return max(16 * limits.max_file_bytes, 1 << 30)
-
-
-def _scratch_overflow(scratch: Path, limits: Limits) -> str:
-    """scratch lives on the host's disk: cap its total size and its number of entries
-    (checked twice a second, so a fast writer may pass the cap by about 1 GB)."""
-    total, count = 0, 0
-    for dirpath, dirnames, filenames in os.walk(scratch):
-        count += len(dirnames) + len(filenames)
-        if count > _SCRATCH_MAX_ENTRIES:
-            return (f"trop de fichiers dans l'espace de travail (plus de "
-                    f"{_SCRATCH_MAX_ENTRIES}) : processus arrêté")
-        for name in filenames:
-            try:
-                total += os.lstat(os.path.join(dirpath, name)).st_blocks * 512
-            except OSError:
-                pass
-    if total > _scratch_cap(limits):
-        return (f"espace disque de travail dépassé (limite {_scratch_cap(limits) >> 20} Mio) : "
-                "processus arrêté")
-    return ""
-
-
-def _file_at_limit(scratch: Path, limits: Limits) -> bool:
-    for dirpath, _, filenames in os.walk(scratch):
-        for name in filenames:
-            try:
-                if os.lstat(os.path.join(dirpath, name)).st_size >= limits.max_file_bytes:
-                    return True
-            except OSError:
-                pass
-    return False
-
-
-def _reclaim_scratch(scratch: Path, uid: int | None) -> None:
-    """Give scratch back to the server and drop what is not a plain file or folder: the
-    server reads result files there, and a symlink to a host file or a FIFO that blocks
-    the reader must not be what it opens."""
-    for dirpath, dirnames, filenames in os.walk(scratch):
-        for name in dirnames + filenames:
-            path = os.path.join(dirpath, name)
-            try:
-                st = os.lstat(path)
-            except OSError:
-                continue
-            if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
-                try:
-                    os.unlink(path)
-                except OSError:
-                    pass
-            elif uid is not None:
-                try:
-                    os.lchown(path, os.geteuid(), os.getegid())
-                    if stat.S_ISREG(st.st_mode):
-                        os.chmod(path, st.st_mode & 0o755)   # no setuid bits kept
-                except OSError:
-                    pass
-    if uid is not None:
-        try:
-            os.chown(scratch, os.geteuid(), os.getegid())
-        except OSError:
-            pass
-
-
-def _rlimit_table(limits: Limits) -> list[tuple[int, int]]:
-    table = [(resource.RLIMIT_CPU, limits.cpu_time_s),
-             (resource.RLIMIT_NOFILE, limits.max_open_files),
-             (resource.RLIMIT_FSIZE, limits.max_file_bytes),
-             (resource.RLIMIT_CORE, 0),
-             (resource.RLIMIT_NPROC, limits.max_processes)]
-    # RLIMIT_DATA counts private writable mappings only, so CUDA's PROT_NONE address
-    # reservations pass (checked on the H200: torch + Triton run under 8 GiB) while a
-    # hog gets MemoryError at once. The cgroup, when there is one, stays the hard cap:
-    # alone (v1 here), a hog near its limit spent 30 s evicting page cache before dying.
-    table.append((resource.RLIMIT_DATA, limits.memory_bytes))
-    return table
+        _release_uid(uid)
 
 
 def _sweep(proc: subprocess.Popen, cgroup: _Cgroup, uid: int | None) -> None:
@@ -521,24 +213,6 @@ def _sweep(proc: subprocess.Popen, cgroup: _Cgroup, uid: int | None) -> None:
         if not left:
             return
         time.sleep(0.05)
-
-
-def _tree_rss(uid: int | None, pgid: int) -> int:
-    total = 0
-    for d in os.listdir("/proc"):
-        if not d.isdigit():
-            continue
-        try:
-            if uid is not None and os.stat(f"/proc/{d}").st_uid != uid:
-                continue
-            if uid is None and os.getpgid(int(d)) != pgid:
-                continue
-            for line in open(f"/proc/{d}/status"):
-                if line.startswith("VmRSS:"):
-                    total += int(line.split()[1]) * 1024
-        except (OSError, ValueError):
-            pass
-    return total
 
 
 def _supervise(proc: subprocess.Popen, phase_fd: int, limits: Limits, start: float,
@@ -571,8 +245,7 @@ def _supervise(proc: subprocess.Popen, phase_fd: int, limits: Limits, start: flo
             next_rss = now + 0.1
             used = cgroup.usage() if cgroup.kind else _tree_rss(uid, proc.pid)
             if used > (limits.memory_bytes + _CGROUP_HEADROOM) * 0.97:
-                reason = (f"mémoire de l'hôte dépassée (limite "
-                          f"{limits.memory_bytes / 2**30:.1f} Gio) : processus arrêté")
+                reason = _memory_reason(limits)
                 break
         if now >= next_disk:   # RLIMIT_FSIZE bounds one file, not how many
             next_disk = now + 0.5
@@ -619,37 +292,12 @@ def _supervise(proc: subprocess.Popen, phase_fd: int, limits: Limits, start: flo
             out[k] += f"\n[… sortie tronquée à {limits.max_output_bytes} octets]"
     rc = proc.returncode
     if not reason and cgroup.oom_killed():
-        reason = (f"mémoire de l'hôte dépassée (limite "
-                  f"{limits.memory_bytes / 2**30:.1f} Gio) : processus arrêté")
+        reason = _memory_reason(limits)
     if not reason and rc is not None and rc != 0:
         reason = _exit_reason(rc, out["stderr"], limits)
     return IsolatedResult(returncode=rc, stdout=out["stdout"], stderr=out["stderr"],
                           timed_out=timed_out, phase=phase, killed_reason=reason,
                           wall_s=time.monotonic() - start)
-
-
-def _exit_reason(rc: int, stderr: str, limits: Limits) -> str:
-    # The jail reports a fatal signal n as exit status 128 + n.
-    sig = -rc if rc < 0 else rc - 128 if 128 < rc < 160 else 0
-    if sig == signal.SIGXCPU:
-        return "limite de temps CPU dépassée : processus arrêté"
-    if sig == signal.SIGXFSZ or "File too large" in stderr:
-        return "limite de taille de fichier dépassée (écriture interrompue)"
-    if sig == signal.SIGKILL:
-        return "processus tué (mémoire ou limite atteinte)"
-    tail = stderr[-3000:]
-    if "CUDA out of memory" in tail or "OutOfMemoryError" in tail:
-        return "mémoire du GPU épuisée : allocation refusée"
-    if any(w in tail for w in ("MemoryError", "Cannot allocate memory",
-                               "can't allocate memory")):
-        return (f"mémoire de l'hôte dépassée (limite {limits.memory_bytes / 2**30:.1f} Gio) : "
-                "allocation refusée")
-    if sig:
-        try:
-            return f"processus arrêté par le signal {signal.Signals(sig).name}"
-        except ValueError:
-            return f"processus arrêté par le signal {sig}"
-    return ""
 
 
 def _kill_group(proc: subprocess.Popen) -> None:

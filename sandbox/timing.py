@@ -9,7 +9,7 @@ the loop and after it, before any event is read. ``call(k)`` runs on input set `
 rotating over ``n_sets`` sets so that every timed call sees fresh data.
 
 Side streams cannot hide work from the end event: the worker refuses any launch on a
-stream other than the current one (see ``worker._Guard``).
+stream other than the current one (see ``guard.Guard``).
 """
 from __future__ import annotations
 
