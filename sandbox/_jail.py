@@ -85,6 +85,11 @@ def _build_root(libc, cfg: dict) -> None:
     os.makedirs(root, exist_ok=True)
     _sys_mount(libc, None, "/", None, _MS_REC | _MS_PRIVATE)
     _sys_mount(libc, "tuile", root, "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=755,size=16m")
+    # The small /tmp goes first: a checkout or virtual environment that lives under /tmp
+    # (a CI clone in /tmp/…) is bound on top of it, not hidden beneath it.
+    os.makedirs(root + "/tmp", exist_ok=True)
+    _sys_mount(libc, "tuile-tmp", root + "/tmp", "tmpfs", _MS_NOSUID | _MS_NODEV,
+               "mode=1777,size=64m")
     for p in cfg["ro"]:
         try:
             _bind(libc, p, root + p, _MS_RDONLY | _MS_NOSUID)
@@ -120,9 +125,6 @@ def _build_root(libc, cfg: dict) -> None:
                "mode=1777,size=64m")
     os.makedirs(root + "/proc", exist_ok=True)
     _sys_mount(libc, "proc", root + "/proc", "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC)
-    os.makedirs(root + "/tmp", exist_ok=True)
-    _sys_mount(libc, "tuile-tmp", root + "/tmp", "tmpfs", _MS_NOSUID | _MS_NODEV,
-               "mode=1777,size=64m")
     scratch = cfg["scratch"]
     _bind(libc, scratch, root + scratch, _MS_NOSUID | _MS_NODEV)
     old = root + "/.old-root"
