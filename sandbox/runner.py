@@ -28,7 +28,7 @@ _REPO_ROOT = Path(__file__).resolve().parent.parent
 _STDERR_KEPT = 3000
 
 
-def _gpu_present() -> bool:
+def gpu_present() -> bool:
     """A cheap look for an NVIDIA device, without importing torch in the server process."""
     if os.environ.get("CUDA_VISIBLE_DEVICES", None) in ("", "-1"):
         return False
@@ -48,7 +48,7 @@ def _failed(report: KernelReport, kind: str, message: str, line: int | None = No
 def _mode(options: RunOptions) -> str:
     if options.mode in ("gpu", "interpreter"):
         return options.mode
-    if os.environ.get("TRITON_INTERPRET") == "1" or not _gpu_present():
+    if os.environ.get("TRITON_INTERPRET") == "1" or not gpu_present():
         return "interpreter"
     return "gpu"
 

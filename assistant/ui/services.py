@@ -99,11 +99,9 @@ class Services:
     def gpu_present(self) -> bool:
         if self.gpu is not None:
             return self.gpu
-        import sandbox.runner as runner
-        # The runner's own test (the same one that picks GPU or interpreter mode); it
-        # has no public name yet.
-        probe = getattr(runner, "gpu_present", None) or getattr(runner, "_gpu_present")
-        return bool(probe())
+        from sandbox.runner import gpu_present   # the test that picks GPU or interpreter mode
+
+        return bool(gpu_present())
 
     def runner(self) -> Callable:
         if self.run_kernel is not None:
