@@ -8,10 +8,11 @@ term.
 from __future__ import annotations
 
 import re
-import unicodedata
 from functools import lru_cache
 
 import Stemmer
+
+from ingest.anchors import fold
 
 _STEMMER = Stemmer.Stemmer("french")
 _WORD = re.compile(r"\w+(?:\.\w+)*")
@@ -43,11 +44,6 @@ ANAPHORA = frozenset("""
 même mêmes idem pareil pareille il elle ils elles le la les y en là-dessus
 it this that these those they them same
 """.split())
-
-
-def fold(text: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
 @lru_cache(maxsize=65536)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ingest.bm25 import fold
+from ingest.anchors import fold
 
 # Calibrated on evals/data/paths.yaml: at 0.7, every ambiguous or contradictory dialogue
 # there gets a clarifying question and no clear answer does (0.6 let "je débute mais

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import yaml
 
-from assistant._text import fold
+from ingest.anchors import fold
 
 _ROUTES_FILE = Path(__file__).parent / "data" / "routes.yaml"
 

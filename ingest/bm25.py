@@ -11,12 +11,13 @@ import json
 import math
 import os
 import re
-import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 import Stemmer
+
+from ingest.anchors import fold
 
 _STEMMER = Stemmer.Stemmer("french")
 _TOKEN = re.compile(r"[a-z0-9_]+(?:[.\-][a-z0-9_]+)*")
@@ -50,12 +51,6 @@ a-t-il fait faire plus moins tres comme si donc alors ainsi cela ca ceci quel qu
 quelles quoi comment pourquoi quand combien est-ce est-il lorsque dont the of and to in is
 are for what how why which does do it this that with on an be by can
 """.split())
-
-
-def fold(text: str) -> str:
-    """Lowercase and strip accents ("Mémoire" -> "memoire")."""
-    decomposed = unicodedata.normalize("NFKD", text.lower())
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).replace("œ", "oe").replace("æ", "ae")
 
 
 def analyze(text: str) -> list[str]:
