@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import json
 import os
 import re
 import sys
@@ -129,7 +128,8 @@ def _write_threshold(fit: dict, n_in: int, n_out: int, chapters: int, path: Path
 
 
 def run(args) -> dict:
-    from assistant._text import fold, is_verbatim
+    from assistant._text import is_verbatim
+    from ingest.anchors import fold
     from assistant.answer import K, answer
     from assistant.answer_records import Conversation
     from assistant.expand import expand
@@ -309,11 +309,9 @@ def main(argv_or_args=None) -> int:
         if not hasattr(args, name):
             setattr(args, name, default)
     result = run(args)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / f"answers-{result['date'][:10]}.json"
-    path.write_text(json.dumps(result, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    path.with_suffix(".md").write_text(_markdown(result), encoding="utf-8")
+    from evals.common import write_result
+
+    path, _ = write_result("answers", result, _markdown(result), out=Path(args.out))
     f, s = result["figures"], result["sets"]
     print(f"corpus : {result['corpus']['chapters']} chapitres ; questions : {s['inscope']} dans le sujet "
           f"(+{s['english']} en anglais), {s['out_of_scope']} hors sujet, {s['followups']} suites")

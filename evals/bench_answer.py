@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import json
 import os
 import platform
 import statistics
@@ -25,6 +24,8 @@ import time
 from pathlib import Path
 
 import yaml
+
+from evals.common import write_result
 
 HERE = Path(__file__).parent
 
@@ -123,13 +124,8 @@ def main(argv=None) -> int:
         "answer_stage_only_ms": {"p50": ms(statistics.median(own)), "p95": ms(_pct(own, 95))},
         "target": {"answer_p95_ms": 300},
     }
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    suffix = "-omp-active" if args.omp_default else ""
-    path = out / f"bench-answer-{result['date'][:10]}{suffix}.json"
-    path.write_text(json.dumps(result, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     m, c = result["machine"], result["conditions"]
-    path.with_suffix(".md").write_text("\n".join([
+    markdown = "\n".join([
         "# Latence d'une réponse composée, à chaud", "",
         f"{result['date']} ; {m['cpu']}, {m['cores']} cœurs, Python {m['python']} ; charge moyenne "
         f"{m['load_average_before'][0]} avant, {m['load_average_after'][0]} après (machine partagée) ; "
@@ -140,7 +136,9 @@ def main(argv=None) -> int:
         f"| réponse entière (flux consommé jusqu'à l'Answer) | {result['answer_ms']['p50']} | {result['answer_ms']['p95']} |",
         f"| dont recherche (Retriever.search) | {result['retrieval_ms']['p50']} | {result['retrieval_ms']['p95']} |",
         f"| dont étape réponse seule | {result['answer_stage_only_ms']['p50']} | {result['answer_stage_only_ms']['p95']} |",
-        "", "Cible : p95 ≤ 300 ms. Commande : `python -m evals.bench_answer`.", ""]), encoding="utf-8")
+        "", "Cible : p95 ≤ 300 ms. Commande : `python -m evals.bench_answer`.", ""])
+    path, _ = write_result("bench-answer", result, markdown, out=Path(args.out),
+                           tag="-omp-active" if args.omp_default else "")
     print(f"réponse composée, à chaud ({len(totals)} réponses, {len(indexed)} chapitres indexés, "
           f"charge {load_before[0]:.1f}) : p50 {result['answer_ms']['p50']} ms, p95 {result['answer_ms']['p95']} ms "
           f"(recherche p50 {result['retrieval_ms']['p50']} ms, p95 {result['retrieval_ms']['p95']} ms ; "

@@ -26,12 +26,17 @@ def corpus_size(config: Config) -> dict:
             "pages": len(scanned.chapters), "broken": len(scanned.errors)}
 
 
-def write_result(kind: str, payload: dict, markdown: str) -> tuple[Path, Path]:
-    """Write ``<kind>-<date>.json`` and ``.md`` under evals/results/ and return their paths."""
-    RESULTS.mkdir(parents=True, exist_ok=True)
+def write_result(kind: str, payload: dict, markdown: str, out: Path = RESULTS,
+                 tag: str = "") -> tuple[Path, Path]:
+    """Write ``<kind>-<date><tag>.json`` and ``.md`` under ``out`` and return their paths.
+
+    The payload's own ``date`` and ``machine``, when it has them, win over the defaults.
+    """
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
     today = _dt.date.today().isoformat()
     payload = {"date": today, "machine": f"{platform.machine()}, {_cpu_count()} cœurs", **payload}
-    jpath, mpath = RESULTS / f"{kind}-{today}.json", RESULTS / f"{kind}-{today}.md"
+    jpath, mpath = out / f"{kind}-{today}{tag}.json", out / f"{kind}-{today}{tag}.md"
     jpath.write_text(json.dumps(payload, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     mpath.write_text(markdown.rstrip() + "\n", encoding="utf-8")
     return jpath, mpath

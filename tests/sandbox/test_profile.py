@@ -5,7 +5,6 @@ one launch, --clock-control none), cut to the metrics that profile.py reads.
 """
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
