@@ -137,7 +137,7 @@ def main() -> int:
                 os.environ["TUILE_SANDBOX_NO_NAMESPACES"] = "1"
                 res["env"]["TUILE_SANDBOX_NO_NAMESPACES"] = "1"
                 report, wall, rc = _cli_run(path, name, entry=entry)
-            if report.get("error_kind") in ("internal", "crashed", "cli") and not sol:
+            if report.get("error_kind") in ("internal", "crashed", "cli") and not res["solutions"]:
                 res["aborted"] = report
                 save()
                 print(json.dumps(report, ensure_ascii=False, indent=1)[-6000:])

@@ -110,6 +110,24 @@ def _fill_figures(report: KernelReport, info) -> None:
                         f"chronomètre.")
 
 
+# (p90 - p10) / median above which the report says the timing is dispersed. On the H200
+# steady runs spread at most 1.1 % (4.4 % for a 53 µs kernel); the row-sum reductions
+# sometimes ran up to 34 % wide, part of their timed calls at 245-255 µs and the rest at
+# 300-400 µs, at constant clocks and power (bench/results/2026-11-29-reduction-stability-h200.md).
+_SPREAD_WARN = 0.10
+
+
+def _spread_text(report: KernelReport) -> str:
+    """A French warning when the timed calls disagree, or ""."""
+    med, lo, hi = report.median_us, report.p10_us, report.p90_us
+    if not (med and lo is not None and hi is not None) or (hi - lo) / med <= _SPREAD_WARN:
+        return ""
+    lo_s, hi_s = (f"{v:.1f}".replace(".", ",") for v in (lo, hi))
+    return (f" Attention : mesures dispersées (p10 {lo_s} µs, p90 {hi_s} µs, soit "
+            f"{100 * (hi - lo) / med:.0f} % de la médiane) ; relancez la soumission avant de "
+            f"conclure.")
+
+
 def _verdict(report: KernelReport, threshold: float | None) -> None:
     def pct(v):
         return (f"{v:.0f}" if float(v).is_integer() else f"{v:.1f}").replace(".", ",")
@@ -134,3 +152,5 @@ def _verdict(report: KernelReport, threshold: float | None) -> None:
         report.verdict = "fail"
         report.verdict_text = (f"Juste mais trop lent : {pct(report.pct_of_peak)} % de la crête "
                                f"de la carte (objectif : plus de {pct(threshold)} %).")
+    if report.mode == "gpu" and report.verdict in ("pass", "fail", "no_target"):
+        report.verdict_text += _spread_text(report)

@@ -135,6 +135,26 @@ def test_time_under_the_physical_floor_is_rejected():
     _fill_figures(small, info)             # fits in L2: no floor verdict
 
 
+def test_dispersed_timing_is_flagged_in_the_verdict():
+    """Figures of two H200 runs of the row-sum reference (2026-11-29): one steady, one
+    with half of its timed calls slow. Only the second gets the warning."""
+    from sandbox.worker import _verdict
+
+    base = dict(exercise="reduction", mode="gpu", pct_of_peak=87.7)
+    steady = KernelReport(median_us=254.3, p10_us=253.0, p90_us=255.7, **base)
+    _verdict(steady, 80.0)
+    assert steady.verdict == "pass" and "dispersées" not in steady.verdict_text
+    wide = KernelReport(median_us=303.0, p10_us=254.2, p90_us=350.5,
+                        **{**base, "pct_of_peak": 73.6})
+    _verdict(wide, 80.0)
+    assert wide.verdict == "fail"
+    assert "mesures dispersées (p10 254,2 µs, p90 350,5 µs, soit 32 % de la médiane)" \
+        in wide.verdict_text and "relancez" in wide.verdict_text
+    interp = KernelReport(exercise="reduction", mode="interpreter")
+    _verdict(interp, 80.0)
+    assert "dispersées" not in interp.verdict_text
+
+
 @pytest.mark.gpu
 @pytest.mark.skipif(not _cuda(), reason="pas de GPU CUDA")
 def test_adversarial_set_is_caught_on_the_gpu():
