@@ -177,17 +177,26 @@ def _file_at_limit(scratch: Path, limits: Limits) -> bool:
     return False
 
 
-def _tree_rss(uid: int | None, pgid: int) -> int:
-    total = 0
+def _pids(*, uid: int | None = None, pgid: int | None = None) -> list[int]:
+    """Live processes owned by ``uid``, or else in process group ``pgid``, from /proc."""
+    found = []
     for d in os.listdir("/proc"):
         if not d.isdigit():
             continue
         try:
-            if uid is not None and os.stat(f"/proc/{d}").st_uid != uid:
-                continue
-            if uid is None and os.getpgid(int(d)) != pgid:
-                continue
-            for line in open(f"/proc/{d}/status"):
+            if (os.stat(f"/proc/{d}").st_uid == uid if uid is not None
+                    else os.getpgid(int(d)) == pgid):
+                found.append(int(d))
+        except OSError:
+            pass
+    return found
+
+
+def _tree_rss(uid: int | None, pgid: int) -> int:
+    total = 0
+    for pid in _pids(uid=uid, pgid=pgid):
+        try:
+            for line in open(f"/proc/{pid}/status"):
                 if line.startswith("VmRSS:"):
                     total += int(line.split()[1]) * 1024
         except (OSError, ValueError):

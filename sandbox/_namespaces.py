@@ -17,6 +17,8 @@ import threading
 from functools import lru_cache
 from pathlib import Path
 
+from sandbox._limits import _pids
+
 _UID_RANGE = (0x7F000000 - 0x10000, 0x7F000000)   # far above any real account's uid
 _UIDS_IN_USE: set[int] = set()
 _UIDS_LOCK = threading.Lock()
@@ -128,20 +130,8 @@ def _pick_uid() -> int:
                 return uid
 
 
-def _uid_pids(uid: int) -> list[int]:
-    pids = []
-    for d in os.listdir("/proc"):
-        if d.isdigit():
-            try:
-                if os.stat(f"/proc/{d}").st_uid == uid:
-                    pids.append(int(d))
-            except OSError:
-                pass
-    return pids
-
-
 def _uid_has_processes(uid: int) -> bool:
-    return bool(_uid_pids(uid))
+    return bool(_pids(uid=uid))
 
 
 def _release_uid(uid: int | None) -> None:

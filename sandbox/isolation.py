@@ -71,11 +71,10 @@ from functools import lru_cache
 from pathlib import Path
 
 from sandbox._limits import (_CGROUP_HEADROOM, _Cgroup, _cgroup_kind, _exit_reason,
-                             _file_at_limit, _kill, _memory_reason, _rlimit_table,
+                             _file_at_limit, _kill, _memory_reason, _pids, _rlimit_table,
                              _scratch_overflow, _tree_rss)
 from sandbox._namespaces import (_can_drop_uid, _chown_tree, _child_env, _namespace_flags,
-                                 _pick_uid, _reclaim_scratch, _release_uid, _ro_paths,
-                                 _uid_pids)
+                                 _pick_uid, _reclaim_scratch, _release_uid, _ro_paths)
 
 __all__ = ["Limits", "IsolatedResult", "run_isolated", "mark_phase", "isolation_layers",
            "PHASE_FD_ENV"]
@@ -203,7 +202,7 @@ def _sweep(proc: subprocess.Popen, cgroup: _Cgroup, uid: int | None) -> None:
     for _ in range(3):
         _kill_group(proc)
         cgroup.kill_all()
-        left = _uid_pids(uid) if uid is not None else []
+        left = _pids(uid=uid) if uid is not None else []
         for pid in left:
             _kill(pid)
         try:
