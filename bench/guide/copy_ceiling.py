@@ -8,7 +8,7 @@ import triton
 import triton.language as tl
 from triton.testing import do_bench
 
-from guide_common import emit, events_us, median
+from guide_common import emit, events_us, median, smi_query
 
 WARMUP_MS, REP_MS, PEAK_TBPS = 50, 300, 4.8
 
@@ -34,6 +34,9 @@ def main() -> None:
     clock_khz = getattr(p, "memory_clock_rate", None)
     bus_bits = getattr(p, "memory_bus_width", None)
     peak = 2 * clock_khz * 1e3 * bus_bits / 8 / 1e12 if clock_khz and bus_bits else None
+    nvml_clock = smi_query("clocks.max.memory")
+    nvml_peak = (2 * float(nvml_clock) * 1e6 * bus_bits / 8 / 1e12
+                 if bus_bits and nvml_clock.replace(".", "").isdigit() else None)
     x = torch.randn(16384, 16384, device="cuda")
     y = torch.empty_like(x)
     ms_torch = do_bench(lambda: y.copy_(x), warmup=WARMUP_MS, rep=REP_MS, return_mode="median")
@@ -53,6 +56,7 @@ def main() -> None:
     emit("copy ceiling, peak and L2", {
         "memory_clock_khz": clock_khz, "memory_bus_width_bits": bus_bits,
         "peak_from_properties_TBps": peak,
+        "nvml_max_memory_clock_MHz": nvml_clock, "peak_from_nvml_clock_TBps": nvml_peak,
         "torch_copy_fp32_TBps": t_torch, "torch_copy_pct_of_4p8": 100 * t_torch / PEAK_TBPS,
         "triton_copy_fp32_TBps": t_triton, "triton_copy_pct_of_4p8": 100 * t_triton / PEAK_TBPS,
         "l2_cache_bytes": getattr(p, "L2_cache_size", None),
@@ -64,7 +68,8 @@ def main() -> None:
         "bytes_counted": "one read plus one write",
         "timing": f"triton.testing.do_bench warmup={WARMUP_MS} ms rep={REP_MS} ms, median unless said; "
                   "events: 10 warm-up then 100 copies, one event pair each, one sync at the end, no flush",
-        "peak_formula": "2 x memory_clock_rate x memory_bus_width / 8",
+        "peak_formula": "2 x memory clock x memory_bus_width / 8 (clock from torch properties, "
+                        "and from nvidia-smi clocks.max.memory)",
         "triton_copy": "1024 elements per program, 8 warps",
     })
 

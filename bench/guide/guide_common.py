@@ -15,13 +15,18 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 
-def driver_version() -> str:
+def smi_query(field: str) -> str:
+    """One ``nvidia-smi --query-gpu`` field of GPU 0 (NVML underneath), or "unknown"."""
     smi = shutil.which("nvidia-smi")
     if not smi:
         return "unknown"
-    proc = subprocess.run([smi, "--query-gpu=driver_version", "--format=csv,noheader"],
+    proc = subprocess.run([smi, f"--query-gpu={field}", "--format=csv,noheader,nounits"],
                           capture_output=True, text=True, timeout=30)
-    return proc.stdout.strip().splitlines()[0] if proc.returncode == 0 and proc.stdout.strip() else "unknown"
+    return proc.stdout.strip().splitlines()[0].strip() if proc.returncode == 0 and proc.stdout.strip() else "unknown"
+
+
+def driver_version() -> str:
+    return smi_query("driver_version")
 
 
 def device_info() -> dict:
