@@ -108,14 +108,14 @@ _UNIT_SCALE = {"nsecond": 1.0, "usecond": 1e3, "msecond": 1e6, "second": 1e9,
 
 def ncu_metrics(cmd: list[str], metrics: list[str], kernel_regex: str, timeout: int = 240) -> dict:
     """Profile every launch of the kernels matching ``kernel_regex`` in ``cmd`` with Nsight
-    Compute (``--clock-control none``) and return {kernel: {metric: value}}, times in ns, sizes in bytes.
-    A kernel launched several times keeps its last launch."""
+    Compute (``--clock-control none``, raw page, base units) and return {kernel: {metric:
+    value}}, times in ns, sizes in bytes. A kernel launched several times keeps its last launch."""
     import csv
     import io
     import time
 
     ncu = tool("ncu")
-    full = [ncu, "--clock-control", "none", "--print-units", "base", "--csv",
+    full = [ncu, "--clock-control", "none", "--print-units", "base", "--csv", "--page", "raw",
             "--target-processes", "all", "--kernel-name", f"regex:{kernel_regex}",
             "--metrics", ",".join(metrics), *cmd]
     t0 = time.perf_counter()
@@ -123,18 +123,26 @@ def ncu_metrics(cmd: list[str], metrics: list[str], kernel_regex: str, timeout: 
     wall = time.perf_counter() - t0
     if proc.returncode != 0:
         raise RuntimeError(f"ncu failed ({proc.returncode}): {(proc.stderr or proc.stdout)[-2000:]}")
-    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith('"')]
+    rows = list(csv.reader(io.StringIO("\n".join(ln for ln in proc.stdout.splitlines() if ln.startswith('"')))))
+    if not rows or "Kernel Name" not in rows[0]:
+        raise RuntimeError("ncu printed no CSV table:\n" + proc.stdout[-2000:])
+    header, body = rows[0], rows[1:]
+    k = header.index("Kernel Name")
+    units = body.pop(0) if body and not body[0][k] else [""] * len(header)
     out: dict = {}
-    for row in csv.DictReader(io.StringIO("\n".join(lines))):
-        name = row["Kernel Name"].split("(")[0].replace("void ", "").strip()
-        value = row["Metric Value"].replace(",", "")
-        try:
-            number = float(value) * _UNIT_SCALE.get(row.get("Metric Unit", ""), 1.0)
-        except ValueError:
-            number = value
-        out.setdefault(name, {})[row["Metric Name"]] = number
+    for row in body:
+        name = row[k].split("(")[0].replace("void ", "").strip()
+        values = {}
+        for col, metric in enumerate(header):
+            if metric in metrics:
+                raw = row[col].replace(",", "")
+                try:
+                    values[metric] = float(raw) * _UNIT_SCALE.get(units[col], 1.0)
+                except ValueError:
+                    values[metric] = raw
+        out[name] = values
     if not out:
-        raise RuntimeError("ncu returned no metric rows:\n" + proc.stdout[-2000:])
+        raise RuntimeError("ncu returned no kernel rows:\n" + proc.stdout[-2000:])
     out["_ncu_wall_s"] = wall
     out["_ncu_command"] = " ".join(full[:-len(cmd)]) + " …"
     return out

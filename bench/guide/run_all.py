@@ -18,6 +18,7 @@ import json
 import os
 import platform
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -107,6 +108,20 @@ def _rel(cmd: list[str], out: Path) -> str:
     return text.replace(str(out), "OUTDIR").replace(str(ROOT) + "/", "")
 
 
+def _run(cmd: list[str], timeout: float, env: dict) -> tuple[int, str, str]:
+    """Run in its own process group, so that a time-out also ends what it started (ncu's
+    target, compute-sanitizer's child)."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            cwd=ROOT, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        raise subprocess.TimeoutExpired(cmd, timeout, output=out, stderr=err)
+    return proc.returncode, out, err
+
+
 def run_one(name: str, limit: int, build: Path, logs: Path, env: dict) -> dict:
     steps, run_cmd = _commands(name, build)
     record = {"script": f"bench/guide/{name}", "time_limit_s": limit,
@@ -115,18 +130,17 @@ def run_one(name: str, limit: int, build: Path, logs: Path, env: dict) -> dict:
     out_text, err_text, rc = "", "", None
     try:
         for cmd in steps:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=limit, env=env, cwd=ROOT)
-            if proc.returncode != 0:
-                rc, err_text = proc.returncode, "build failed: " + proc.stderr
+            code, _, build_err = _run(cmd, limit, env)
+            if code != 0:
+                rc, err_text = code, "build failed: " + build_err
                 break
         if rc is None:
             left = max(5, limit - (time.perf_counter() - t0))
-            proc = subprocess.run(run_cmd, capture_output=True, text=True, timeout=left, env=env, cwd=ROOT)
-            rc, out_text, err_text = proc.returncode, proc.stdout, proc.stderr
+            rc, out_text, err_text = _run(run_cmd, left, env)
     except subprocess.TimeoutExpired as exc:
         rc = "timeout"
-        out_text = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
-        err_text = f"ran past its {limit} s limit"
+        out_text = exc.output or ""
+        err_text = f"ran past its {limit} s limit\n" + (exc.stderr or "")[-1000:]
     record["wall_s"] = round(time.perf_counter() - t0, 2)
     record["rc"] = rc
     (logs / f"{name}.out").write_text(out_text[-200_000:], encoding="utf-8")
