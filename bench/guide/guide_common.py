@@ -6,6 +6,7 @@ Each script prints ONE JSON line: its figures plus the conditions they were take
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import statistics
 import subprocess
@@ -143,6 +144,8 @@ def ncu_metrics(cmd: list[str], metrics: list[str], kernel_regex: str, timeout: 
         out[name] = values
     if not out:
         raise RuntimeError("ncu returned no kernel rows:\n" + proc.stdout[-2000:])
+    passes = re.findall(r'==PROF== Profiling "([^"]+)".*?(\d+) pass', proc.stdout + proc.stderr)
+    out["_passes"] = {name.split("(")[0].replace("void ", "").strip(): int(n) for name, n in passes}
     out["_ncu_wall_s"] = wall
     out["_ncu_command"] = " ".join(full[:-len(cmd)]) + " …"
     return out

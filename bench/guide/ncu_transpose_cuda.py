@@ -40,6 +40,8 @@ def main() -> None:
             "dram_pct_of_peak": m.get("dram__throughput.avg.pct_of_peak_sustained_elapsed"),
         }
     figures["ncu_wall_s"] = found["_ncu_wall_s"]
+    figures["ncu_passes"] = found["_passes"]
+    figures["metrics_collected"] = len(METRICS)
     emit("Nsight Compute on the CUDA transposes", figures, {
         "size": "16384 x 16384", "dtype": "fp32", "block": "32 x 8 threads, 32 x 32 tiles",
         "launches_profiled": "one per kernel", "ncu": found["_ncu_command"],

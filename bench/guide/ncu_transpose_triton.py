@@ -34,6 +34,8 @@ def main() -> None:
         }
     figures["ideal_MB_each_way"] = 8192 * 8192 * 4 / 1e6
     figures["ncu_wall_s"] = found["_ncu_wall_s"]
+    figures["ncu_passes"] = found["_passes"]
+    figures["metrics_collected"] = len(METRICS)
     emit("Nsight Compute on the Triton transposes", figures, {
         "size": "8192 x 8192", "dtype": "fp32", "launches_profiled": "one per kernel",
         "ncu": found["_ncu_command"], "MB": "10^6 bytes",
