@@ -5,7 +5,7 @@ whether it built, its exit status and the last lines it printed.
 CUDA blocks (``cuda`` fences not starting with ``// fragment``) are built with
 ``nvcc -std=c++17 -O3 -arch=sm_90a`` (retried with ``-lcuda`` when the link needs the driver
 API); Python blocks that import torch and do not start with ``# fragment`` run with this
-interpreter. Each program gets 45 s; after 120 s the rest are recorded as skipped.
+interpreter. Each program gets 60 s; after 110 s the rest are recorded as skipped.
 """
 import re
 import shutil
@@ -27,8 +27,8 @@ CHAPTERS = [
     "08-megakernels/08-ecrire-le-sien.md",
 ]
 FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```\s*$", re.M | re.S)
-TIMEOUT = 45
-BUDGET_S = 120      # programs not started by then are recorded as skipped (runner limit: 180 s)
+TIMEOUT = 60
+BUDGET_S = 110      # programs not started by then are recorded as skipped (runner limit: 200 s)
 
 
 def programs():

@@ -52,7 +52,7 @@ MANIFEST: list[tuple[str, int]] = [
     ("ncu_transpose_triton.py", 120),
     ("sanitizer.py", 120),
     ("sass_counts.py", 120),
-    ("chapter_programs.py", 180),
+    ("chapter_programs.py", 200),
 ]
 
 
