@@ -5,7 +5,8 @@
 Each script (``*.cu`` built with nvcc -std=c++17 -O3 -arch=sm_90a, or ``*.py`` run with this
 interpreter) prints one JSON line; each runs under its own time limit, a failure is recorded
 and the run goes on. Writes ``OUTDIR/guide-figures-h200.json`` (everything, full precision)
-and ``OUTDIR/guide-figures-h200.md`` (date, device, command and figures of every script).
+and ``OUTDIR/guide-figures-h200.md`` (date, device, command and figures of every script),
+plus ``OUTDIR/logs/`` (each script's stdout and stderr); binaries are built in a temporary folder.
 Needs torch, triton, nvcc, ncu, compute-sanitizer and cuobjdump; nothing else. The chapters
 quote the record once it is committed as ``bench/results/<date>-guide-figures-h200.*``.
 """
@@ -22,6 +23,7 @@ import signal
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -103,11 +105,11 @@ def _last_json(text: str):
     return None
 
 
-def _rel(cmd: list[str], out: Path) -> str:
-    """A command as the record shows it: repository-relative, OUTDIR for the output folder."""
+def _rel(cmd: list[str], build: Path) -> str:
+    """A command as the record shows it: repository-relative, BUILD for the binaries' folder."""
     shown = {_nvcc(): "nvcc", sys.executable: "python3"}
     text = " ".join(shown.get(c, c) for c in cmd)
-    return text.replace(str(out), "OUTDIR").replace(str(ROOT) + "/", "")
+    return text.replace(str(build), "BUILD").replace(str(ROOT) + "/", "")
 
 
 def _run(cmd: list[str], timeout: float, env: dict) -> tuple[int, str, str]:
@@ -127,7 +129,7 @@ def _run(cmd: list[str], timeout: float, env: dict) -> tuple[int, str, str]:
 def run_one(name: str, limit: int, build: Path, logs: Path, env: dict) -> dict:
     steps, run_cmd = _commands(name, build)
     record = {"script": f"bench/guide/{name}", "time_limit_s": limit,
-              "command": " && ".join(_rel(c, build.parent) for c in [*steps, run_cmd])}
+              "command": " && ".join(_rel(c, build) for c in [*steps, run_cmd])}
     t0 = time.perf_counter()
     out_text, err_text, rc = "", "", None
     try:
@@ -278,8 +280,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"unknown scripts: {sorted(unknown)}; known: {[n for n, _ in MANIFEST]}", file=sys.stderr)
         return 2
     out = args.outdir.resolve()
-    build, logs = out / "build", out / "logs"
-    build.mkdir(parents=True, exist_ok=True)
+    # Binaries go to a temporary folder, so that only the record and the logs land in OUTDIR.
+    build, logs = Path(tempfile.mkdtemp(prefix="guide-build-")), out / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "LD_LIBRARY_PATH": _library_path(), "PYTHONUNBUFFERED": "1"}
     started = time.perf_counter()
@@ -288,6 +290,7 @@ def main(argv: list[str] | None = None) -> int:
     with sampler:
         _run_manifest(manifest, args.budget, started, build, logs, env, results)
     results.append(sampler.record(round(time.perf_counter() - started, 1)))
+    shutil.rmtree(build, ignore_errors=True)
     record = {
         "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "command": "python3 bench/guide/run_all.py " + " ".join(
