@@ -6,6 +6,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from ingest.errors import ConfigError
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -24,6 +26,10 @@ class Config:
     llm_base_url: str = ""
     llm_api_key: str = ""
     llm_timeout_s: float = 30.0
+    scheduler: str = ""            # "" = kernel runs on this host; else a Dask scheduler, tcp://HOST:8786
+    # Web server limits, sized in bench/results/*-ui-load-*.md (see assistant/ui/app.py).
+    ui_chat_concurrency: int = 4
+    ui_kernel_concurrency: int = 128
 
     def with_overrides(self, **overrides) -> "Config":
         """Return a copy with the non-None overrides applied (CLI flags)."""
@@ -42,7 +48,11 @@ _ENV = {
     "TUILE_LLM_BASE_URL": "llm_base_url",
     "TUILE_LLM_API_KEY": "llm_api_key",
     "TUILE_LLM_TIMEOUT": "llm_timeout_s",
+    "TUILE_SCHEDULER": "scheduler",
+    "TUILE_UI_CHAT_CONCURRENCY": "ui_chat_concurrency",
+    "TUILE_UI_KERNEL_CONCURRENCY": "ui_kernel_concurrency",
 }
+_INTS = ("ui_chat_concurrency", "ui_kernel_concurrency")
 
 
 def load_config(**overrides) -> Config:
@@ -53,5 +63,12 @@ def load_config(**overrides) -> Config:
             value: object = os.environ[var]
             if field == "llm_timeout_s":
                 value = float(value)  # type: ignore[arg-type]
+            elif field in _INTS:
+                try:
+                    value = int(value)  # type: ignore[arg-type]
+                except ValueError:
+                    raise ConfigError(f"{var}\u00a0: « {value} » n'est pas un entier") from None
+                if value < 1:
+                    raise ConfigError(f"{var}\u00a0: {value}\u202f; attendu\u00a0: un entier positif")
             from_env[field] = value
     return Config().with_overrides(**from_env).with_overrides(**overrides)
