@@ -83,6 +83,7 @@ def local_capacity() -> int:
 def card_name() -> str:
     """The first GPU's name as the driver reports it, without importing torch; "" if none."""
     import glob
+    import subprocess
 
     for info in sorted(glob.glob("/proc/driver/nvidia/gpus/*/information")):
         try:
@@ -91,7 +92,13 @@ def card_name() -> str:
                     return line.split(":", 1)[1].strip()
         except OSError:
             continue
-    return ""
+    try:   # some VMs hide /proc/driver/nvidia; nvidia-smi still answers
+        done = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
+                              capture_output=True, text=True, timeout=10)
+        names = [l.strip() for l in done.stdout.splitlines() if l.strip()]
+        return names[0] if done.returncode == 0 and names else ""
+    except (OSError, subprocess.SubprocessError):
+        return ""
 
 
 def where_of(report: KernelReport) -> tuple[str, str]:
@@ -126,10 +133,13 @@ class LocalBackend:
             run = self._run
             if run is None:
                 from sandbox import run_submission as run
+            started = time.time()
             report = run(source, exercise, replace(options, on_position=lambda n: tell("position", n)))
+            ended = time.time()
         card, gpu = where_of(report)
         return PoolRun(report=report, backend=self.name, host=self._host, card=card, gpu=gpu,
-                       position_at_arrival=pos, waited_s=round(waited, 3))
+                       position_at_arrival=pos, waited_s=round(waited, 3), started_at=started,
+                       ended_at=ended)
 
 
 def _dask_backend(**settings) -> KernelBackend:

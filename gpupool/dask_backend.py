@@ -202,7 +202,8 @@ class DaskBackend:
         report = KernelReport.from_dict(data["report"])
         return PoolRun(report=report, backend=self.name, host=data.get("host", ""),
                        worker=data.get("worker", ""), card=data.get("card", ""), gpu=data.get("gpu", ""),
-                       attempts=max(1, watch.starts), key=key, notices=list(watch.notices))
+                       attempts=max(1, watch.starts), key=key, notices=list(watch.notices),
+                       started_at=data.get("started_at"), ended_at=data.get("ended_at"))
 
     def _lost(self, key: str, watch: _Watch, why: str) -> PoolRun:
         return PoolRun(report=None, backend=self.name, attempts=watch.starts, key=key,

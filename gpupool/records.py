@@ -20,6 +20,8 @@ class PoolRun:
     position_at_arrival: int = 0         # submissions ahead of it when it arrived
     waited_s: float = 0.0                # in the queues, before a host started it
     key: str = ""                        # the task key: one result per key
+    started_at: float | None = None      # on the host that ran it (epoch s, its clock)
+    ended_at: float | None = None
     notices: list[str] = field(default_factory=list)   # French, shown to the user
     error: str = ""                      # French: why no host could run it
 

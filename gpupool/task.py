@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import socket
+import time
 from dataclasses import fields
 
 from sandbox.records import RunOptions
@@ -44,6 +45,8 @@ def run_on_worker(source: str, exercise: str, options: dict, key: str) -> dict:
     def position(n: int) -> None:
         worker.log_event(TOPIC, dict(base, event="position", position=int(n)))
 
+    started = time.time()
     report = run_submission(source, exercise, options_from_dict(options, position))
     card, gpu = where_of(report)
-    return dict(base, report=report.to_dict(), card=card or card_name(), gpu=gpu)
+    return dict(base, report=report.to_dict(), card=card or card_name(), gpu=gpu,
+                started_at=started, ended_at=time.time())

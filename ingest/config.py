@@ -27,8 +27,14 @@ class Config:
     llm_api_key: str = ""
     llm_timeout_s: float = 30.0
     scheduler: str = ""            # "" = kernel runs on this host; else a Dask scheduler, tcp://HOST:8786
-    # Web server limits, sized in bench/results/*-ui-load-*.md (see assistant/ui/app.py).
-    ui_chat_concurrency: int = 4
+    # Web server limits (bench/ui_load.py, bench/results/2026-12-01-ui-load*.md, 2 cores):
+    # chat is CPU-bound, so 2 at once, one per core: p95 at 10 users 1.74 s and 1.56 s (two
+    # passes) against 1.99/4.39 s for 1, 2.61/2.58 s for 4, 4.50 s for 8. At 50 users the
+    # machine's load (8 to 13) blurs it: 8.2/5.2 s for 1, 16.1/8.3 s for 2, 8.9/12.4 s for 4;
+    # 1 would let one slow answer (an LLM generator waits on the network) hold everyone.
+    ui_chat_concurrency: int = 2
+    # Kernel runs wait on the pool in an async handler and a thread of their own: 128 of
+    # them waiting cost 4.6 MiB and 1.8 % of one core (measured); 128 = two classes of 60.
     ui_kernel_concurrency: int = 128
 
     def with_overrides(self, **overrides) -> "Config":
