@@ -72,6 +72,9 @@ def test_twenty_submissions_from_twenty_threads_complete_once(pool):
         assert run.attempts == 1 and run.host and run.worker
     assert len({r.key for r in runs.values()}) == 20            # each counted once
     assert len({r.worker for r in runs.values()}) == 2           # both workers served
+    for worker in {r.worker for r in runs.values()}:                # one slot each: never two at once
+        spans = sorted((r.started_at, r.ended_at) for r in runs.values() if r.worker == worker)
+        assert all(s1 >= e0 for (_, e0), (s1, _) in zip(spans, spans[1:]))
     # Two GPU slots in the pool: at most two runs in flight, the others were told a position.
     assert max(r.position_at_arrival for r in runs.values()) >= 2
     starts = sorted(t for ev in events.values() for t, k, _ in ev if k == "running")
