@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def _one(workers: int, n: int, logs: Path) -> dict:
     from gpupool import get_backend
-    from sandbox.exercises import get_exercise
+    from sandbox import get_exercise
     from sandbox.records import RunOptions
 
     source = get_exercise("transposition").source("reference")

@@ -53,7 +53,7 @@ def main(argv=None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     assert "assistant" not in sys.modules and "gradio" not in sys.modules
     from gpupool import get_backend
-    from sandbox.exercises import get_exercise
+    from sandbox import get_exercise
     from sandbox.records import RunOptions
 
     source = get_exercise("transposition").source("reference")

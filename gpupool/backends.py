@@ -73,11 +73,18 @@ def local_capacity() -> int:
     interpreter runs on the CPU, one at a time per two cores (one run keeps ~1.6 cores
     busy: 4.5 s wall, 5.5 s CPU for the transposition in the interpreter, 2 cores)."""
     from sandbox.gpuqueue import visible_gpus
-    from sandbox.runner import gpu_present
 
     if gpu_present():
         return max(1, len(visible_gpus()))
     return max(1, (os.cpu_count() or 2) // 2)
+
+
+def gpu_present() -> bool:
+    """A GPU this process may use, seen without importing torch (``TRITON_INTERPRET=1``
+    forces the interpreter, as in the sandbox)."""
+    from sandbox.gpuqueue import visible_gpus
+
+    return os.environ.get("TRITON_INTERPRET") != "1" and bool(visible_gpus())
 
 
 def card_name() -> str:

@@ -66,8 +66,12 @@ def _cmd_status(args) -> int:
 def render_run(run) -> str:
     """Where it ran and what to know, in French; then the sandbox's own rendering."""
     from gpupool._text import fr
-    from sandbox.cli import render
 
+    try:
+        from sandbox.cli import render
+    except ImportError:              # a sandbox without its CLI: the record itself
+        def render(report):
+            return report.to_json()
     lines = list(run.notices)
     if run.error:
         lines.append(fr(f"Non lancée : {run.error}"))
@@ -81,13 +85,12 @@ def render_run(run) -> str:
 def _cmd_run(args) -> int:
     from gpupool import get_backend
     from gpupool._text import fr
-    from sandbox.exercises import UnknownExercise, get_exercise
+    from sandbox import list_exercises
     from sandbox.records import RunOptions
 
-    try:
-        ex = get_exercise(args.exercise)
-    except UnknownExercise as err:
-        return _err(str(err))
+    names = [ex.name for ex in list_exercises()]
+    if args.exercise not in names:
+        return _err(f"exercice inconnu : « {args.exercise} » ; exercices : {', '.join(names)}")
     try:
         source = Path(args.file).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
@@ -109,7 +112,7 @@ def _cmd_run(args) -> int:
 
     backend = get_backend(None, scheduler=args.scheduler)
     options = RunOptions(dtype=args.dtype, timing=not args.no_timing)
-    run = backend.run(source, ex.name, options, learner=f"cli-{os.getpid()}", on_event=event)
+    run = backend.run(source, args.exercise, options, learner=f"cli-{os.getpid()}", on_event=event)
     if run.report is not None and run.report.error_kind == "options":
         return _err(run.report.error)
     print(run.to_json() if args.json else render_run(run))

@@ -212,7 +212,7 @@ class DaskBackend:
                                 "compté ; relancez-la."))
 
     def _fallback(self, source, exercise, options, learner, tell, why: str) -> PoolRun:
-        from sandbox.runner import gpu_present
+        from gpupool.backends import gpu_present
 
         if self.local_fallback and gpu_present():
             note = fr(f"{why} Votre soumission passe sur le GPU de ce serveur.")

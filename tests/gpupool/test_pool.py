@@ -14,7 +14,7 @@ import pytest
 
 from gpupool import get_backend
 from gpupool.dask_backend import DaskBackend
-from sandbox.exercises import get_exercise
+from sandbox import get_exercise
 from sandbox.records import RunOptions
 
 OPTIONS = RunOptions(all_dtypes=False)   # one dtype: 2.5 s a run in the interpreter, 2 cores
