@@ -84,7 +84,11 @@ def gpu_present() -> bool:
     forces the interpreter, as in the sandbox)."""
     from sandbox.gpuqueue import visible_gpus
 
-    return os.environ.get("TRITON_INTERPRET") != "1" and bool(visible_gpus())
+    if os.environ.get("TRITON_INTERPRET") == "1":
+        return False
+    if "CUDA_VISIBLE_DEVICES" not in os.environ and os.path.exists("/dev/nvidiactl"):
+        return True
+    return bool(visible_gpus())
 
 
 def card_name() -> str:

@@ -51,8 +51,7 @@ def worker_resources(gpus: int | None = None) -> tuple[int, str]:
 
     seen = len(visible_gpus())
     n = gpus if gpus else max(1, seen)
-    card = card_name() if seen else ""
-    return n, card or ("CPU-interpreteur" if not seen else "GPU")
+    return n, card_name() or ("GPU" if seen else "CPU-interpreteur")
 
 
 def start_worker(scheduler: str, gpus: int | None = None, *, listen: str | None = None,
