@@ -1,6 +1,6 @@
 """``tuile serve``: build or update the index (with a progress bar), then serve the web app.
 
-    tuile serve [--host 127.0.0.1] [--port 7860] [--share-nothing]
+    tuile serve [--host 127.0.0.1] [--port 7860] [--share-nothing] [--scheduler tcp://HOST:8786]
 
 Ingestion is incremental (a few seconds when nothing changed), so the index always
 matches the guide on disk. Gradio's analytics are off and the page fetches nothing from
@@ -33,6 +33,9 @@ def register(subparsers) -> None:
     p.add_argument("--index", metavar="DIR", help="dossier de l'index (défaut : $TUILE_INDEX)")
     p.add_argument("--corpus", metavar="DIR", help="dossier du guide (défaut : corpus/ ou $TUILE_CORPUS)")
     p.add_argument("--llm", metavar="SPEC", help="générateur des réponses (défaut : $TUILE_LLM, sinon composed)")
+    p.add_argument("--scheduler", metavar="ADRESSE",
+                   help="pool de GPU : planificateur Dask tcp://HÔTE:8786 où partent les noyaux "
+                        "(défaut : $TUILE_SCHEDULER ; sans lui, sur cet hôte)")
     p.set_defaults(func=_serve)
 
 
@@ -50,7 +53,7 @@ def _serve(args: argparse.Namespace) -> int:
     from ingest.pipeline import ingest
 
     config = load_config(corpus_dir=args.corpus, index_dir=args.index,
-                         llm="composed" if args.share_nothing else args.llm)
+                         llm="composed" if args.share_nothing else args.llm, scheduler=args.scheduler)
     print(f"Index du guide : {config.index_dir}", file=sys.stderr)
     result = ingest(config, progress=ProgressBar())
     for err in result.errors:
@@ -72,6 +75,8 @@ def _serve(args: argparse.Namespace) -> int:
         return 2
     shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
     print(f"Tuile est servi sur http://{shown}:{args.port}/  (Ctrl-C pour arrêter)", file=sys.stderr)
+    if config.scheduler:
+        print(f"Noyaux : {app.tuile_services.kernel_backend().describe()}", file=sys.stderr)
     app.tuile_services.warm()
     try:
         app.block_thread()

@@ -157,7 +157,10 @@ def create_app(config: Config | None = None, *, generator=None, run_kernel=None,
                  path_tab["outputs"])
         app.load(sandbox_tab["load"], [sandbox_tab["exercise"], sandbox_tab["start"]],
                  [sandbox_tab["code"], sandbox_tab["dtype"], sandbox_tab["summary"]])
-    app.queue(default_concurrency_limit=4)
+    # Chat handlers are CPU-bound (~35 ms a question on 2 cores): more at once only share
+    # the cores; kernel runs are async and wait on the pool, holding no thread. Limits and
+    # the measurement that sized them: ingest.config.Config.ui_*_concurrency.
+    app.queue(default_concurrency_limit=services.config.ui_chat_concurrency)
     app.tuile_services = services
     return app
 

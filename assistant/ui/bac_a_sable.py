@@ -1,15 +1,17 @@
 """The Bac à sable tab: pick an exercise, edit its Triton kernel, run it, read the report.
 
-``run`` is a generator: the submission runs in a thread through
-``sandbox.runner.run_submission`` while the handler reports the place in the GPU queue
-(``RunOptions.on_position``) and the time spent, then renders the ``KernelReport``:
+``run`` is an async generator: the submission runs in a thread of its own through the
+kernel backend (``gpupool``: this host's GPUs, or the Dask pool of GPU hosts when a
+scheduler is configured), keyed by the browser session so that a learner has one
+submission at a time; the handler shows the place in the queue, the host running it and
+any notice (a lost host, a fallback), then renders the ``KernelReport``: where it ran,
 verdict, a table of figures with their conditions, the bandwidth chart, the profiler's
 figures and the diagnosis with links into the guide. Without a GPU the runner uses
 Triton's interpreter, which checks correctness only; the tab says so.
 """
 from __future__ import annotations
 
-import queue
+import asyncio
 import threading
 import time
 
@@ -44,8 +46,13 @@ def build(services: Services) -> dict:
         exercises, error = [], french_error(err)
     names = [(f"{ex.title} ({ex.name})", ex.name) for ex in exercises]
     default = "transposition" if any(n == "transposition" for _, n in names) else (names[0][1] if names else None)
-    gpu = services.gpu_present()
-    if gpu:
+    pool = services.config.scheduler
+    gpu = bool(pool) or services.gpu_present()
+    if pool:
+        mode = (f"✓ **Pool de GPU** ({pool})\u00a0: chaque soumission part vers un hôte GPU du pool, une "
+                "seule mesure à la fois par GPU, une soumission à la fois par personne\u202f; votre place "
+                "dans la file et l'hôte qui l'a mesurée s'affichent ici.")
+    elif gpu:
         mode = ("✓ **GPU détecté** : la soumission est vérifiée, chronométrée et comparée à la crête de la "
                 "carte ; une seule mesure à la fois par GPU (file d'attente).")
     else:
@@ -83,7 +90,7 @@ def build(services: Services) -> dict:
     exercise.change(load, [exercise, start], [code, dtype, summary])
     start.change(load, [exercise, start], [code, dtype, summary])
 
-    def run(source, name, dt):
+    async def run(source, name, dt, request: gr.Request = None):
         empty = ("", gr.update(visible=False), "", "", gr.update(visible=False), "")
         if not name:
             yield ("⚠ Choisissez d'abord un exercice.",) + empty
@@ -95,41 +102,54 @@ def build(services: Services) -> dict:
             yield (f"⚠ Le code est trop long ({len(source):,} caractères ; {_MAX_SOURCE:,} au plus).".replace(",", " "),) + empty
             return
         from sandbox.records import RunOptions
-        events: queue.Queue = queue.Queue()
+        loop = asyncio.get_running_loop()
+        events: asyncio.Queue = asyncio.Queue()
+
+        def tell(kind, value):
+            loop.call_soon_threadsafe(events.put_nowait, (kind, value))
+
         # The UI always asks for profiler figures: the path-B exit test wants them, and the
         # runner only profiles on a GPU with ncu, after a correct, timed run.
-        options = RunOptions(dtype=dt or None, profile=True, on_position=lambda n: events.put(("position", n)))
+        options = RunOptions(dtype=dt or None, profile=True)
+        learner = getattr(request, "session_hash", "") or ""
 
         def work():
             try:
-                events.put(("done", services.runner()(source, name, options)))
-            except Exception as err:   # the runner promises data, not exceptions; just in case
-                events.put(("error", err))
+                tell("done", services.kernel_backend().run(source, name, options, learner=learner,
+                                                            on_event=tell))
+            except Exception as err:   # backends promise data, not exceptions; just in case
+                tell("error", err)
 
-        threading.Thread(target=work, daemon=True).start()
-        t0, position = time.monotonic(), None
-        where = "sur le GPU" if gpu else "dans l'interpréteur Triton (justesse seulement)"
+        # A thread of its own, not one of the server's pool: a run waiting for a GPU holds
+        # no server thread, so a class waiting on the pool never starves the chat.
+        threading.Thread(target=work, daemon=True, name="tuile-kernel-run").start()
+        t0, position, where, notices = time.monotonic(), None, "", []
         while True:
             try:
-                kind, value = events.get(timeout=0.5)
-            except queue.Empty:
+                kind, value = await asyncio.wait_for(events.get(), timeout=0.5)
+            except asyncio.TimeoutError:
                 kind, value = "tick", None
             if kind == "position":
                 position = value
+            elif kind == "own":
+                position = "own"
+            elif kind == "running":
+                where, position = value, None
+            elif kind == "notice":
+                notices.append(value)
             if kind in ("done", "error"):
                 break
-            elapsed = render.fr_number(time.monotonic() - t0, 0, "s")
-            if position:
-                line = (f"En file d'attente pour le GPU : **{position}** soumission"
-                        f"{'s' if position > 1 else ''} avant la vôtre ({elapsed}).")
-            else:
-                line = f"Vérification en cours {where}… ({elapsed})"
-            yield (line,) + empty
+            yield (render.kernel_progress(position, where, gpu, time.monotonic() - t0, notices),) + empty
         if kind == "error":
             yield (f"⚠ {french_error(value)}",) + empty
             return
-        report = value
+        run = value
+        if run.report is None:
+            yield (render.kernel_notices(run.notices) + f"⚠ {run.error}",) + empty
+            return
+        report = run.report
         rows = render.figures_rows(report)
+        placed = render.kernel_notices(run.notices) + render.kernel_where(run)
         items = report.diagnosis or (report.profile or {}).get("diagnosis")
         if items is None and report.mode == "gpu" and report.correct:
             try:
@@ -139,9 +159,9 @@ def build(services: Services) -> dict:
                 items = None
         diag = render.diagnosis_markdown(report, items, lambda link: describe_link(services.library, link))
         check_lines = "\n".join(f"- {c}" for c in report.checks)
-        yield ("", render.verdict_markdown(report), gr.update(value=rows, visible=bool(rows)),
+        yield (placed, render.verdict_markdown(report), gr.update(value=rows, visible=bool(rows)),
                render.bandwidth_svg(report), diag, gr.update(visible=bool(check_lines)), check_lines)
 
     run_btn.click(run, [code, exercise, dtype], [status, verdict, figures, chart, diagnosis, checks_box, checks],
-                  concurrency_limit=4)
+                  concurrency_limit=services.config.ui_kernel_concurrency)
     return {"exercise": exercise, "start": start, "code": code, "dtype": dtype, "summary": summary, "load": load}

@@ -106,11 +106,11 @@ def build(services: Services, tabs: gr.Tabs) -> dict:
                conv.with_answer(final), gr.skip())
 
     outputs = [chatbot, question, sources, banner, conversation, tabs]
-    send.click(ask, [question, chatbot, conversation], outputs, concurrency_limit=4)
-    question.submit(ask, [question, chatbot, conversation], outputs, concurrency_limit=4)
+    send.click(ask, [question, chatbot, conversation], outputs, concurrency_limit=services.config.ui_chat_concurrency)
+    question.submit(ask, [question, chatbot, conversation], outputs, concurrency_limit=services.config.ui_chat_concurrency)
     for b, q in zip(example_buttons, EXAMPLES):
         b.click(lambda h, c, q=q: (yield from ask(q, h, c)), [chatbot, conversation], outputs,
-                concurrency_limit=4)
+                concurrency_limit=services.config.ui_chat_concurrency)
     clear.click(lambda: ([], "", render.sources_markdown(None), Conversation()),
                 None, [chatbot, question, sources, conversation])
     return {"chatbot": chatbot, "question": question, "sources": sources}

@@ -134,6 +134,34 @@ _VERDICT = {
 }
 
 
+def kernel_progress(position, where: str, gpu: bool, elapsed_s: float, notices=()) -> str:
+    """The status line while a submission waits or runs: its place in the queue (an int),
+    ``"own"`` while the learner's previous submission runs, else where it runs."""
+    head = kernel_notices(notices)
+    elapsed = fr_number(elapsed_s, 0, "s")
+    if position == "own":
+        return head + (f"Votre soumission précédente est encore en cours\u202f; celle-ci partira "
+                       f"juste après ({elapsed}).")
+    if position:
+        return head + (f"En file d'attente pour le GPU\u00a0: **{position}** soumission"
+                       f"{'s' if position > 1 else ''} avant la vôtre ({elapsed}).")
+    how = "sur le GPU" if gpu else "dans l'interpréteur Triton (justesse seulement)"
+    host = f", hôte **{where}**" if where else ""
+    return head + f"Vérification en cours {how}{host}… ({elapsed})"
+
+
+def kernel_notices(notices) -> str:
+    """What the user must know about where the run went (a lost host, a fallback)."""
+    return "".join(f"ℹ {n}\n\n" for n in notices or ())
+
+
+def kernel_where(run) -> str:
+    """« Exécutée sur : hôte · GPU 1 (NVIDIA H200) », and the attempt when it ran twice."""
+    again = " (deuxième essai)" if getattr(run, "attempts", 1) > 1 else ""
+    waited = f"\u202f; attente {fr_number(run.waited_s, 0, 's')}" if run.waited_s >= 0.5 else ""
+    return f"Exécutée sur\u00a0: **{run.where}**{again}{waited}"
+
+
 def verdict_markdown(report) -> str:
     icon, head = _VERDICT.get(report.verdict, ("•", report.verdict or "Résultat"))
     where = (f"GPU {report.device_name}" if report.mode == "gpu"

@@ -2,7 +2,7 @@
 
 ``Services`` holds the configuration, the guide (``Library``), one warm ``Retriever``
 shared by the Discussion and Le guide tabs, the reading-path dialogue and the kernel
-runner. Tests and the benchmark pass their own (a temporary index, a fake runner);
+backend (``gpupool``: this host, or the Dask pool of GPU hosts). Tests and the benchmark pass their own (a temporary index, a fake runner);
 nothing here holds logic of its own beyond "load once, reuse".
 """
 from __future__ import annotations
@@ -36,6 +36,7 @@ class Services:
     _retriever: object = None
     _dialogue: object = None
     _library: object = None
+    _backend: object = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
@@ -103,8 +104,15 @@ class Services:
 
         return bool(gpu_present())
 
-    def runner(self) -> Callable:
-        if self.run_kernel is not None:
-            return self.run_kernel
-        from sandbox.runner import run_submission
-        return run_submission
+    def kernel_backend(self):
+        """Where kernel runs go (``gpupool``): the Dask pool when ``config.scheduler`` is
+        set, else this host; a ``run_kernel`` given to the app runs locally, as the runner."""
+        with self._lock:
+            if self._backend is None:
+                from gpupool import get_backend
+
+                if self.run_kernel is not None:
+                    self._backend = get_backend("local", run=self.run_kernel)
+                else:
+                    self._backend = get_backend(None, scheduler=self.config.scheduler)
+            return self._backend

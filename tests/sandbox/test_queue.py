@@ -140,3 +140,73 @@ def test_a_submission_cannot_hold_the_gpu_past_its_limit(tmp_path):
     assert results["hog"].timed_out
     assert positions[0] == 1 and positions[-1] == 0
     assert waited < 2 + 5
+
+
+# ---------------------------------------------------------------- one slot per GPU
+
+_ANY_CLIENT = textwrap.dedent("""
+    import json, sys, time
+    from pathlib import Path
+    from sandbox.gpuqueue import gpu_slot
+    lock_dir, out, hold, gate = Path(sys.argv[1]), Path(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
+    positions = []
+    def seen(p):
+        positions.append(p)
+        Path(str(out) + ".arrived").touch()
+    with gpu_slot(on_position=seen, directory=lock_dir, poll_s=0.01) as slot:
+        t0 = time.time()
+        while time.time() - t0 < hold or (gate and not Path(gate).exists()):
+            time.sleep(0.01)
+        t1 = time.time()
+    out.write_text(json.dumps({"start": t0, "end": t1, "positions": positions,
+                               "gpu": slot.gpu, "device": slot.device}))
+""")
+
+
+def test_visible_gpus_from_the_environment(monkeypatch):
+    from sandbox.gpuqueue import visible_gpus
+
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "2,3")
+    assert visible_gpus() == [(2, "2"), (3, "3")]
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    assert visible_gpus() == []
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0,-1,1")
+    assert visible_gpus() == [(0, "0")]
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "GPU-8f2a,GPU-11c0")
+    assert visible_gpus() == [(0, "GPU-8f2a"), (1, "GPU-11c0")]
+
+
+@pytest.mark.parametrize("n_gpus", [1, 3])
+def test_every_gpu_is_a_slot_and_none_is_shared(tmp_path, n_gpus):
+    """N slots, 2N (then 3N) real processes: no two on one GPU at a time, all served, all
+    GPUs used, and those who arrived first start first."""
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES=",".join(str(i) for i in range(n_gpus)))
+    procs, outs = [], []
+    gates = [tmp_path / f"release-{i}" for i in range(n_gpus)]
+    total = 2 * n_gpus + n_gpus
+    for i in range(total):
+        out = tmp_path / f"client-{i}.json"
+        outs.append(out)
+        gate = str(gates[i]) if i < n_gpus else ""
+        procs.append(subprocess.Popen([sys.executable, "-c", _ANY_CLIENT, str(tmp_path / "locks"),
+                                       str(out), "0.25", gate], cwd=REPO, env=env))
+        _wait_for(Path(str(out) + ".arrived"))
+    for g in gates:
+        g.touch()
+    for p in procs:
+        assert p.wait(timeout=120) == 0
+    runs = [json.loads(o.read_text()) for o in outs]
+    assert {r["gpu"] for r in runs} == set(range(n_gpus))
+    assert all(r["device"] == str(r["gpu"]) for r in runs)
+    for g in range(n_gpus):
+        spans = sorted((r["start"], r["end"]) for r in runs if r["gpu"] == g)
+        for (s0, e0), (s1, e1) in zip(spans, spans[1:]):
+            assert s1 >= e0                        # never two on one GPU
+    starts = [r["start"] for r in runs]
+    # The first N had a GPU at once; the next N waited and start before the last N.
+    assert max(starts[:n_gpus]) < min(starts[n_gpus:])
+    assert max(starts[n_gpus:2 * n_gpus]) <= min(starts[2 * n_gpus:])
+    assert all(r["positions"] == [0] for r in runs[:n_gpus])
+    last = runs[-1]["positions"]
+    assert last[0] == 2 * n_gpus and last[-1] == 0   # 2N - 1 waiting ahead, all GPUs busy
+    assert last == sorted(last, reverse=True)

@@ -229,6 +229,7 @@ def test_gpu_report_shows_figures_chart_and_diagnosis_links(browser, gpu_replay_
     page.click("#tuile-run")
     page.locator("#tuile-run-status").get_by_text("En file d'attente pour le GPU").wait_for(timeout=10_000)
     page.locator("#tuile-chart svg").wait_for(timeout=20_000)
+    assert "Exécutée sur" in page.locator("#tuile-run-status").inner_text()   # the host that ran it
     figures = page.locator("#tuile-figures").inner_text()
     assert "479" in figures and "16384 × 16384 float32" in figures
     assert page.locator("#tuile-chart svg rect").count() == 3

@@ -139,3 +139,18 @@ def test_create_app_builds_without_launching(tmp_path, monkeypatch):
     assert not app.is_running
     labels = {b.label for b in app.blocks.values() if type(b).__name__ == "Tab"}
     assert labels == {"Discussion", "Parcours", "Bac à sable", "Le guide"}
+
+
+def test_kernel_progress_and_where_lines():
+    from gpupool.records import PoolRun
+    from sandbox.records import KernelReport
+
+    assert render.kernel_progress(3, "", True, 4.2).startswith(
+        "En file d'attente pour le GPU\u00a0: **3** soumissions avant la vôtre")
+    assert "précédente est encore en cours\u202f;" in render.kernel_progress("own", "", True, 1)
+    line = render.kernel_progress(None, "gpu1 (gpu1/NVIDIA_H200/42)", True, 2, ["Hôte perdu."])
+    assert line.startswith("ℹ Hôte perdu.") and "hôte **gpu1 (gpu1/NVIDIA_H200/42)**" in line
+    run = PoolRun(report=KernelReport(exercise="copie"), host="gpu1", gpu="1", card="NVIDIA H200",
+                  attempts=2, waited_s=12.0)
+    assert render.kernel_where(run) == ("Exécutée sur\u00a0: **gpu1 · GPU 1 (NVIDIA H200)** (deuxième essai)"
+                                        "\u202f; attente 12\u00a0s")
