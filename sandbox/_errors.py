@@ -28,7 +28,7 @@ def _comma(text: str) -> str:
 
 
 def _host_limit() -> int | None:
-    """The heap cap in force: isolation sets RLIMIT_DATA to ``Limits.memory_bytes`` (the
+    """The heap cap in force: the jail sets RLIMIT_DATA to ``Limits.memory_bytes`` (the
     cgroup, when there is one, sits 1 GiB above it). None outside the sandbox."""
     soft = resource.getrlimit(resource.RLIMIT_DATA)[0]
     return None if soft == resource.RLIM_INFINITY else soft

@@ -23,7 +23,7 @@ _SUBMISSION_MODULE = "soumission"
 
 def _mark(phase: str) -> None:
     try:
-        from sandbox.isolation import mark_phase
+        from sandbox.jail import mark_phase
     except ImportError:
         return
     mark_phase(phase)

@@ -13,7 +13,7 @@ kernel drops flock locks when a process dies: a crashed server never blocks the 
 
 A submission cannot hold the GPU past its limit: the slot is held by the server-side
 process, never by the submission (the lock file is opened close-on-exec, so the child
-does not inherit it), and ``isolation.run_isolated`` kills the child at its compile or
+does not inherit it), and ``jail.run_isolated`` kills the child at its compile or
 run limit, after which the ``with`` block ends. ``max_wait_s`` bounds the wait itself.
 
 Directory of the lock files: ``TUILE_GPU_LOCK_DIR``, else /tmp/tuile-gpu-locks (it must

@@ -14,7 +14,7 @@ reaching the host through modules that torch or triton happen to carry (``torch.
 (the timer and the checker live there).
 
 This is defence in depth, not the boundary: Python offers too many paths to close them
-all statically. ``isolation.run_isolated`` is the boundary.
+all statically. ``jail.run_isolated`` is the boundary.
 """
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ Public entry: ``profile_submission(source, exercise, *, dtype=None, ...) -> dict
 ``diagnosis`` (``diagnosis.diagnose`` items, with links into the guide).
 
 How: the submission and a job file go into a fresh scratch directory; this module's
-``__main__`` (the driver) runs under ``ncu`` inside ``isolation.run_isolated``, as every
+``__main__`` (the driver) runs under ``ncu`` inside ``jail.run_isolated``, as every
 submission does. The driver builds the exercise's inputs at its timing shape, calls
 ``custom_kernel`` once outside the profiled range (compilation, autotuning), then once
 between ``cudaProfilerStart``/``Stop`` (``--profile-from-start off``): ncu profiles the
@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from sandbox.diagnosis import diagnose
-from sandbox.isolation import Limits, run_isolated
+from sandbox.jail import Limits, run_isolated
 
 _LAUNCHES = 4   # a submission may launch a few kernels (two-pass reduction …)
 _SECTIONS = ("SpeedOfLight", "MemoryWorkloadAnalysis", "Occupancy", "LaunchStats",
@@ -276,7 +276,7 @@ def _driver(job_path: str) -> None:
     import torch
 
     from sandbox.exercises import get_exercise
-    from sandbox.isolation import mark_phase
+    from sandbox.jail import mark_phase
 
     job = json.loads(Path(job_path).read_text())
     info_path = Path(job_path).with_name("profile-info.json")

@@ -7,7 +7,7 @@ wrong result, crash, time limit): each comes back as data in the report.
 Steps: the exercise and options are validated; the source is parsed (a syntax error is
 reported with its line) and pre-checked (``precheck``); the source and a job file are
 written to a fresh scratch directory; ``python -m sandbox.worker SCRATCH/job.json`` runs
-through ``isolation.run_isolated`` (on the GPU, inside ``gpuqueue.gpu_slot`` so timings
+through ``jail.run_isolated`` (on the GPU, inside ``gpuqueue.gpu_slot`` so timings
 never overlap); the report is read from ``SCRATCH/result.json``, never from stdout.
 """
 from __future__ import annotations
@@ -107,7 +107,7 @@ def run_submission(source: str, exercise: str, options: RunOptions = RunOptions(
 
 def _run_worker(source: str, exercise: str, dtype: str, mode: str, options: RunOptions,
                 scratch: Path) -> KernelReport:
-    from sandbox.isolation import Limits, run_isolated
+    from sandbox.jail import Limits, run_isolated
 
     submission = scratch / "soumission.py"
     submission.write_text(source, encoding="utf-8")

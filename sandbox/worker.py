@@ -1,7 +1,7 @@
 """The child process that runs one submission: load, check, time, write the result JSON.
 
 Run as ``python -m sandbox.worker SCRATCH/job.json`` by ``runner.run_submission`` through
-``isolation.run_isolated``; it writes ``SCRATCH/result.json`` (a ``KernelReport`` as a
+``jail.run_isolated``; it writes ``SCRATCH/result.json`` (a ``KernelReport`` as a
 dict) and nothing else the parent trusts. It imports only torch, triton and the standard
 library. The checks are in ``sandbox/_worker_checks.py``, the timing and the figures in
 ``sandbox/_worker_timing.py``.
