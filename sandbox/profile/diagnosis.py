@@ -1,7 +1,7 @@
 """From profiler figures (and timing alone when there are none) to a French diagnosis.
 
 Public entry: ``diagnose(profile, *, report=None) -> list[dict]``. ``profile`` is what
-``profile.profile_submission`` returns (``available`` False when ncu was missing);
+``profile_submission`` returns (``available`` False when ncu was missing);
 ``report`` is the timing record as a dict (``KernelReport.to_dict()``) or None. Each item:
 ``{"code", "severity" ("alerte"|"info"|"ok"), "title", "detail", "figures", "links"}``,
 with ``links`` into the guide (chapter file + anchor), so the learner reads the section
