@@ -133,7 +133,7 @@ def build(services: Services) -> dict:
         items = report.diagnosis or (report.profile or {}).get("diagnosis")
         if items is None and report.mode == "gpu" and report.correct:
             try:
-                from sandbox.diagnosis import diagnose
+                from sandbox.profile import diagnose
                 items = diagnose(report.profile, report=report.to_dict())
             except Exception:
                 items = None

@@ -1,7 +1,7 @@
 """Profiler feedback: parsing ncu's raw CSV, the figures kept, and the French diagnosis.
 
 The fixtures are ncu 2025 output recorded on the H200 (transposition 8192 × 8192 fp32,
-one launch, --clock-control none), cut to the metrics that profile.py reads.
+one launch, --clock-control none), cut to the metrics that sandbox.profile reads.
 """
 from __future__ import annotations
 
@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.diagnosis import LINKS, diagnose
-from sandbox.profile import parse_ncu_csv, profile_submission, summarise
+from sandbox.profile import LINKS, diagnose, parse_ncu_csv, profile_submission, summarise
 
 FIX = Path(__file__).parent / "ncu_fixtures"
 IDEAL = 2 * 8192 * 8192 * 4
