@@ -19,7 +19,7 @@ from sandbox.exercises._check import compare
 from sandbox.hardware import DeviceInfo, card_peak_gbps, datasheet_gbps
 from sandbox.records import KernelReport, RunOptions
 from sandbox.runner import run_submission
-from sandbox.timing import _quantile
+from sandbox.judge.figures import quantile as _quantile
 
 NAMES = ["copie", "addition", "transposition", "reduction", "softmax", "matmul", "libre"]
 INTERP = RunOptions(mode="interpreter")
