@@ -5,7 +5,8 @@ groups of three digits, as French typography has it (``12 345,6``); every sandbo
 that prints a number goes through it (or ``fr_bytes``, built on it). ``fr_syntax(msg)``
 turns the text of a ``SyntaxError`` into French from a table of the messages Python 3.11
 and later print; a text it does not know is kept, in parentheses after a French lead. ``fr_typo(text)``
-puts the French no-break spaces into a message written with plain ones.
+puts the French no-break spaces into a message written with plain ones;
+``error_label(kind)`` names a report's ``error_kind`` in French.
 Standard library only (the sandbox runs on a GPU host with torch and triton alone).
 """
 from __future__ import annotations
@@ -153,3 +154,31 @@ def fr_typo(text: str) -> str:
     text = _BEFORE_NBSP.sub(NBSP + ":", text)
     return re.sub(r"«[ \u00a0\u202f]*", "«" + NBSP,
                   re.sub(r"[ \u00a0\u202f]*»", NBSP + "»", text))
+
+
+# ``KernelReport.error_kind`` (and ``validate.Invalid.kind``) as a French heading.
+_ERROR_LABELS = {
+    "unknown_exercise": "exercice inconnu",
+    "options": "options",
+    "source": "code source",
+    "syntax": "erreur de syntaxe",
+    "precheck": "contrôle statique",
+    "import": "erreur au chargement du module",
+    "contract": "contrat de l'exercice",
+    "compile": "erreur de compilation",
+    "runtime": "erreur à l'exécution",
+    "torch_ops": "calcul fait par PyTorch",
+    "no_kernel": "aucun noyau Triton",
+    "side_stream": "flux CUDA secondaire",
+    "input_modified": "entrée modifiée",
+    "mismatch": "résultat faux",
+    "impossible_time": "temps impossible",
+    "timeout": "délai dépassé",
+    "crashed": "processus arrêté",
+    "internal": "erreur interne du bac à sable",
+}
+
+
+def error_label(kind: str) -> str:
+    """A French heading for an error kind; an unknown kind is shown as it is."""
+    return _ERROR_LABELS.get(kind, kind)

@@ -32,8 +32,9 @@ This is defence in depth, not the boundary: Python offers too many paths to clos
 all statically, and the verdict does not rest on it (``jail.run_isolated`` is the
 containment). Measured against our own list of 30 bypass attempts
 (``tests/sandbox/test_precheck.py``, 2026-12-01): this version refuses 30 of 30; the
-previous one (before the string routes were closed) refused 3 of them. No template, reference or naive solution of the
-exercises is refused (tested on every file under ``sandbox/exercises/files``).
+previous one (before the string routes were closed) refused 3 of them. No template,
+reference or naive solution of the exercises is refused (every file under
+``sandbox/exercises/files`` is tested).
 """
 from __future__ import annotations
 

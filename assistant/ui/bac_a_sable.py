@@ -21,7 +21,6 @@ from assistant.ui.services import Services, french_error
 
 _STARTS = [("Squelette à compléter", "template"), ("Solution naïve (à améliorer)", "naive")]
 _HEADERS = ["Mesure", "Valeur", "Conditions"]
-_MAX_SOURCE = 100_000
 
 
 def _exercises():
@@ -85,14 +84,10 @@ def build(services: Services) -> dict:
 
     def run(source, name, dt):
         empty = ("", gr.update(visible=False), "", "", gr.update(visible=False), "")
-        if not name:
-            yield ("⚠ Choisissez d'abord un exercice.",) + empty
-            return
-        if not (source or "").strip():
-            yield ("⚠ Le code est vide : chargez le squelette de l'exercice et complétez-le.",) + empty
-            return
-        if len(source) > _MAX_SOURCE:
-            yield (f"⚠ Le code est trop long ({len(source):,} caractères ; {_MAX_SOURCE:,} au plus).".replace(",", " "),) + empty
+        from sandbox.validate import validate_request
+        problems = validate_request(source or "", name, dt or None)
+        if problems:   # the library's checks (exercise, dtype, size, syntax), French messages
+            yield ("⚠ " + problems[0].message[:1].upper() + problems[0].message[1:] + ".",) + empty
             return
         from sandbox.records import RunOptions
         events: queue.Queue = queue.Queue()
