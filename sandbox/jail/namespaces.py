@@ -58,6 +58,9 @@ def child_env(scratch: Path, extra: dict[str, str] | None) -> dict[str, str]:
         "CUDA_CACHE_PATH": str(scratch / "cache" / "nv"),
         "PYTHONDONTWRITEBYTECODE": "1",
         "PYTHONUNBUFFERED": "1",
+        # On SIGSEGV, SIGBUS, SIGFPE or SIGABRT Python prints its stack to stderr: the
+        # exit reason gives the submission's line from it.
+        "PYTHONFAULTHANDLER": "1",
         # Threads count against RLIMIT_NPROC / pids.max (64): torch would start one
         # OpenMP thread per core (16 on the H200 host, 128 on larger ones).
         "OMP_NUM_THREADS": "4",

@@ -89,6 +89,18 @@ class Cgroup:
                     pass
         return False
 
+    def pids_limit_hit(self) -> bool:
+        """Whether a fork was refused at ``pids.max`` (the "max" count of pids.events)."""
+        for d in self.dirs:
+            try:
+                for line in (d / "pids.events").read_text().splitlines():
+                    k, _, v = line.partition(" ")
+                    if k == "max" and int(v) > 0:
+                        return True
+            except (OSError, ValueError):
+                pass
+        return False
+
     def kill_all(self) -> None:
         for d in self.dirs:
             if (d / "cgroup.kill").exists():

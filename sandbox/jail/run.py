@@ -22,11 +22,13 @@ from pathlib import Path
 
 from sandbox.jail.namespaces import (can_drop_uid, child_env, chown_tree, namespace_flags,
                                      pick_uid, reclaim_scratch, release_uid, ro_paths)
+from sandbox.french import fr_number
 from sandbox.jail.procs import kill, pids, tree_rss
-from sandbox.jail.reasons import exit_reason, memory_reason
+from sandbox.jail.reasons import (exit_reason, file_size_reason, memory_reason, output_note,
+                                  process_reason, timeout_reason)
 from sandbox.jail.resources import (CGROUP_HEADROOM, Cgroup, cgroup_kind, file_at_limit,
                                     rlimit_table, scratch_overflow)
-from sandbox.jail.spec import JAIL_FLAG, PHASE_FD_ENV, IsolatedResult, Limits
+from sandbox.jail.spec import JAIL_FLAG, PHASE_FD_ENV, PHASES, IsolatedResult, Limits
 
 __all__ = ["run_isolated", "isolation_layers"]
 
@@ -101,9 +103,7 @@ def run_isolated(argv: list[str], *, scratch: Path, limits: Limits = Limits(),
         if not result.killed_reason and result.returncode and file_at_limit(scratch, limits):
             # CPython ignores SIGXFSZ: the write fails with EFBIG and the program dies of
             # whatever error its library makes of that.
-            result = dataclasses.replace(
-                result, killed_reason=f"limite de taille de fichier atteinte "
-                                      f"({limits.max_file_bytes >> 20} Mio) : écriture refusée")
+            result = dataclasses.replace(result, killed_reason=file_size_reason(limits))
         return result
     finally:
         _sweep(proc, cgroup, uid)
@@ -139,6 +139,7 @@ def _supervise(proc: subprocess.Popen, phase_fd: int, limits: Limits, start: flo
     sel.register(phase_fd, selectors.EVENT_READ, "phase")
     phase, phase_buf, phase_start = "start", b"", start
     timed_out, reason, exited_at, next_rss, next_disk = False, "", None, start, start
+    procs_hit = False
     while sel.get_map():
         now = time.monotonic()
         if exited_at is None and proc.poll() is not None:
@@ -151,9 +152,9 @@ def _supervise(proc: subprocess.Popen, phase_fd: int, limits: Limits, start: flo
         if now >= phase_start + limit:
             # Past "done" the result is written: stopping a slow exit is no time-out.
             timed_out = phase != "done"
-            reason = (f"délai dépassé pendant la phase « {phase} » "
-                      f"(limite {limit:g} s) : processus arrêté" if timed_out else
+            reason = (timeout_reason(phase, limit) if timed_out else
                       "processus arrêté : il ne se terminait pas après avoir fini")
+            procs_hit = procs_hit or _at_process_cap(cgroup, uid, limits)
             break
         if now >= next_rss:   # memory outside RLIMIT_DATA (shared maps, tmpfs …)
             next_rss = now + 0.1
@@ -163,6 +164,7 @@ def _supervise(proc: subprocess.Popen, phase_fd: int, limits: Limits, start: flo
                 break
         if now >= next_disk:   # RLIMIT_FSIZE bounds one file, not how many
             next_disk = now + 0.5
+            procs_hit = procs_hit or _at_process_cap(cgroup, uid, limits)
             why = scratch_overflow(scratch, limits)
             if why:
                 reason = why
@@ -179,10 +181,11 @@ def _supervise(proc: subprocess.Popen, phase_fd: int, limits: Limits, start: flo
                 *names, phase_buf = phase_buf.split(b"\n")
                 for n in names:
                     new = n.decode(errors="replace").strip()[:20]
-                    if new in ("run", "done") and new != phase:
+                    if new not in PHASES or PHASES.index(new) <= PHASES.index(phase):
+                        continue   # phases only move forward (a later "call" after "run")
+                    if new in ("run", "done"):
                         phase_start = time.monotonic()   # each limit counts from its start
-                    if new:
-                        phase = new
+                    phase = new
                 continue
             buf = bufs[key.data]
             room = limits.max_output_bytes - len(buf)
@@ -203,15 +206,31 @@ def _supervise(proc: subprocess.Popen, phase_fd: int, limits: Limits, start: flo
     out = {k: v.decode(errors="replace") for k, v in bufs.items()}
     for k in out:
         if truncated[k]:
-            out[k] += f"\n[… sortie tronquée à {limits.max_output_bytes} octets]"
+            out[k] += (f"\n[… sortie tronquée à {fr_number(limits.max_output_bytes, 0)} "
+                       "octets]")
     rc = proc.returncode
+    procs_hit = procs_hit or cgroup.pids_limit_hit()
     if not reason and cgroup.oom_killed():
         reason = memory_reason(limits)
     if not reason and rc is not None and rc != 0:
-        reason = exit_reason(rc, out["stderr"], limits)
+        reason = exit_reason(rc, out["stderr"], limits, str(scratch))
+    if procs_hit and "limite de processus" not in reason:
+        # A fork bomb ends in whatever broke first (a time-out, a CUDA error in a forked
+        # child): the cap it hit is the cause worth naming.
+        reason = process_reason(limits) + (f" ; {reason}" if reason else "")
+    cut = tuple(k for k in ("stdout", "stderr") if truncated[k])
     return IsolatedResult(returncode=rc, stdout=out["stdout"], stderr=out["stderr"],
                           timed_out=timed_out, phase=phase, killed_reason=reason,
-                          wall_s=time.monotonic() - start)
+                          wall_s=time.monotonic() - start, truncated=cut,
+                          output_note=output_note(cut, limits), process_limit_hit=procs_hit)
+
+
+def _at_process_cap(cgroup: Cgroup, uid: int | None, limits: Limits) -> bool:
+    """The run is at its process cap: pids.max refused a fork, or the run's own uid holds
+    nearly RLIMIT_NPROC processes (threads are not seen in /proc's list; 2 spare)."""
+    if cgroup.pids_limit_hit():
+        return True
+    return uid is not None and len(pids(uid=uid)) >= limits.max_processes - 2
 
 
 def _kill_group(proc: subprocess.Popen) -> None:

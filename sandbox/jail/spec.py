@@ -2,7 +2,12 @@
 
 ``Limits`` says what a run may use; ``IsolatedResult`` is what ``run_isolated`` returns;
 ``mark_phase(name)``, called inside the child, writes the phase to the pipe whose fd the
-parent puts in ``PHASE_FD_ENV``. Standard library only, imports nothing of the package:
+parent puts in ``PHASE_FD_ENV``. Phases only move forward, in the order of ``PHASES``
+(a mark that would go back is ignored): "compile" while torch, triton and the submission
+load; "call" once the submission is loaded and ``custom_kernel`` may run (its first
+kernel is still to compile, so the compile limit still applies, but a time-out there is
+reported as happening while the submission's code ran); "run" once the first kernel is
+compiled (the run limit applies from then on); "done" when the result is written. Standard library only, imports nothing of the package:
 every other module of ``sandbox.jail`` may import it.
 """
 from __future__ import annotations
@@ -11,6 +16,7 @@ import os
 from dataclasses import dataclass
 
 PHASE_FD_ENV = "TUILE_PHASE_FD"
+PHASES = ("start", "compile", "call", "run", "done")
 # The child script (child.py) is run, not imported: it spells this flag itself.
 JAIL_FLAG = "--tuile-jail"
 
@@ -33,9 +39,12 @@ class IsolatedResult:
     stdout: str
     stderr: str
     timed_out: bool
-    phase: str            # last phase the child reported: "start", "compile", "run", "done"
+    phase: str            # last phase the child reported, one of PHASES
     killed_reason: str    # "" or a short French explanation
     wall_s: float
+    truncated: tuple[str, ...] = ()   # "stdout", "stderr": cut at max_output_bytes
+    output_note: str = ""             # the French sentence that says so ("" when nothing cut)
+    process_limit_hit: bool = False   # RLIMIT_NPROC / pids.max reached at some point
 
 
 def mark_phase(name: str) -> None:

@@ -61,11 +61,11 @@ def test_mark_phase_outside_sandbox_is_a_no_op():
     mark_phase("compile")
 
 
-@pytest.mark.parametrize("phase,limits", [
-    ("compile", Limits(compile_timeout_s=1.0, run_timeout_s=30)),
-    ("run", Limits(compile_timeout_s=30, run_timeout_s=1.0)),
+@pytest.mark.parametrize("phase,limits,said", [
+    ("compile", Limits(compile_timeout_s=1.0, run_timeout_s=30), "pendant le chargement"),
+    ("run", Limits(compile_timeout_s=30, run_timeout_s=1.0), "pendant l'exécution (limite 1\u00a0s)"),
 ])
-def test_compile_and_run_limits_are_separate(tmp_path, phase, limits):
+def test_compile_and_run_limits_are_separate(tmp_path, phase, limits, said):
     r = run_py(tmp_path, f"""
         import time
         from sandbox.jail import mark_phase
@@ -74,7 +74,7 @@ def test_compile_and_run_limits_are_separate(tmp_path, phase, limits):
         while True: pass
     """, limits)
     assert r.timed_out and r.phase == phase
-    assert "délai dépassé" in r.killed_reason and phase in r.killed_reason
+    assert r.killed_reason.startswith("délai dépassé " + said), r.killed_reason
     assert r.wall_s < 8
 
 
