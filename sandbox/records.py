@@ -92,11 +92,13 @@ class KernelReport:
     batches_us: list[float] = field(default_factory=list)   # per-call time of each timed batch
     calls_per_batch: int = 0
     batch_fixed_us: float | None = None    # null batch, clamped, removed from every batch
+    null_batch_us: float | None = None     # median null batch before the clamp
     flush_us: float | None = None          # one L2 flush as the judge measured it alone
     idle_probe_us: float | None = None     # the judge's tiny kernel + sync before the last batch
     correctness_judged: bool = True        # False in free mode: declared by the module
     precheck: bool = True                  # whether the static pre-check ran
     gpu_index: int | None = None           # the GPU of the host that ran it
+    judge_note: str = ""                   # how the judge ran (its uid, non-dumpable)
     bytes_counted: int | None = None
     bytes_note: str = ""
     flops: int | None = None

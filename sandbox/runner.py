@@ -160,6 +160,7 @@ class _Launcher:
 
         self.result = None
         self.peer: tuple[int, int] | None = None   # (pid, uid) from SO_PEERCRED
+        self.stopped: list[int] = []
         self.thread = threading.Thread(target=self._run, daemon=True,
                                        args=(run_isolated, argv, scratch, limits, env))
         self.thread.start()
@@ -203,6 +204,31 @@ class _Launcher:
                     os.kill(p, sig)
                 except (ProcessLookupError, PermissionError):
                     pass
+
+    def freeze(self) -> None:
+        self.stopped = sorted(set(self.stopped) | set(self.pids()))
+        for p in self.stopped:
+            try:
+                os.kill(p, signal.SIGSTOP)
+            except (ProcessLookupError, PermissionError):
+                pass
+        more = [p for p in self.pids() if p not in self.stopped]   # forked meanwhile
+        for p in more:
+            try:
+                os.kill(p, signal.SIGSTOP)
+            except (ProcessLookupError, PermissionError):
+                pass
+        self.stopped += more
+
+    def thaw(self) -> None:
+        # No /proc scan here: the judge's clock runs (a scan takes milliseconds); only
+        # stopped processes need waking, and they could not fork while stopped.
+        for p in self.stopped:
+            try:
+                os.kill(p, signal.SIGCONT)
+            except (ProcessLookupError, PermissionError):
+                pass
+        self.stopped = []
 
     def finish(self) -> None:
         self.thread.join(_AFTER_REPORT_S)
@@ -253,6 +279,16 @@ def _judge_uid() -> int | None:
                 return uid
 
 
+def _fixed_cap_us() -> float | None:
+    """TUILE_JUDGE_FIXED_CAP_US overrides the judge's cap on a batch's fixed cost, for a
+    host other than the H200 it was measured on (``sandbox.judge.clock.FIXED_CAP_US``)."""
+    try:
+        value = float(os.environ.get("TUILE_JUDGE_FIXED_CAP_US", ""))
+    except ValueError:
+        return None
+    return value if 0 < value < 1e5 else None
+
+
 def _judge_env(mode: str, gpu: int | None, home: str) -> dict[str, str]:
     env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "TMPDIR": home,
            "OMP_NUM_THREADS": "4", "XDG_CACHE_HOME": home}
@@ -275,7 +311,7 @@ def _judged(ex, dtype: str, mode: str, options: RunOptions, scratch: Path, limit
            "mode": mode, "all_dtypes": options.all_dtypes, "timing": options.timing,
            "compile_timeout_s": limits.compile_timeout_s, "run_timeout_s": limits.run_timeout_s,
            "parent_fd": judge_sock.fileno(), "uid": judge_uid, "precheck": options.precheck,
-           "gpu_index": gpu}
+           "gpu_index": gpu, "fixed_cap_us": _fixed_cap_us()}
     stderr = tempfile.TemporaryFile()
     judge = subprocess.Popen([sys.executable, "-I", "-c", _JUDGE_BOOT, str(_REPO_ROOT),
                               json.dumps(job)], pass_fds=(judge_sock.fileno(),),
@@ -357,7 +393,7 @@ def _serve_judge(wire, judge, launcher: _Launcher, timeout_s: float) -> dict | N
         if op == "report":
             return msg.get("report") if isinstance(msg.get("report"), dict) else None
         if op in ("freeze", "thaw"):
-            launcher.signal(signal.SIGSTOP if op == "freeze" else signal.SIGCONT)
+            launcher.freeze() if op == "freeze" else launcher.thaw()
             wire.send({"op": "ok"})
         else:
             wire.send({"op": "refused", "why": f"unknown request {op!r}"})

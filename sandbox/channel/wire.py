@@ -10,7 +10,6 @@ run, never into a result.
 from __future__ import annotations
 
 import json
-import os
 import select
 import socket
 import time

@@ -104,7 +104,7 @@ def copy_ceiling_gbps(j, l2_bytes: int | None, n_elems: int = 1 << 28) -> float:
     flush = torch.empty(max(MIN_FLUSH_BYTES, 2 * (l2_bytes or 0)) // 4, dtype=torch.int32,
                         device="cuda")
     us = event_median_us(torch, lambda: dst.copy_(src), flush=flush)
-    del src, dst, flush
+    src = dst = flush = None   # noqa: F841  (back to the allocator before the next run)
     return 2 * n_elems * 4 / (us * 1e-6) / 1e9
 
 
@@ -311,7 +311,9 @@ def time_gpu(j, info) -> None:
             report.shapes_checked.append(shape_seen)
         flush_us = _judge_flush_us(j, lay)
         nulls = [_batch(j, lay, "lot nul", null=True)[0] for _ in range(NULL_BATCHES)]
-        fixed = min(statistics.median(nulls), FIXED_CAP_US)
+        cap = float(j.job.get("fixed_cap_us") or FIXED_CAP_US)
+        fixed = min(statistics.median(nulls), cap)
+        report.null_batch_us = round(statistics.median(nulls), 3)
         claimed_all: list[float] = []
         for b in range(WARMUP_BATCHES):   # compiles for this shape, warms the caches
             _batch(j, lay, f"lot d'échauffement n° {b + 1}")
@@ -341,7 +343,7 @@ def time_gpu(j, info) -> None:
             f"d'échauffement (compilation comprise) ; avant chaque appel, un vidage du cache L2 "
             f"({flush_mb} Mo) vérifié par le juge, dont le coût mesuré par le juge seul "
             f"({fr(flush_us)} µs) est retiré ; coût fixe d'un lot retiré ({fr(fixed)} µs, lot "
-            f"nul plafonné à {fr(FIXED_CAP_US, 0)} µs) ; sorties empoisonnées, échantillon lu "
+            f"nul plafonné à {fr(cap, 0)} µs) ; sorties empoisonnées, échantillon lu "
             f"à la fin de chaque lot, puis toutes revérifiées")
         elem = itemsize(report.dtype)
         if ex.free:

@@ -45,6 +45,7 @@ class Judge:
         self.timeouts = session.timeouts
         self.gen = None
         self.probe_buf = None
+        torch.backends.cuda.matmul.allow_tf32 = False   # the reference matmul in true fp32
 
     def draw_seed(self) -> int:
         return secrets.randbits(63)
@@ -140,6 +141,9 @@ def main(argv: list[str] | None = None) -> int:
     report = KernelReport(exercise=job["exercise"], dtype=job["dtype"], mode=job["mode"])
     report.precheck = bool(job.get("precheck", True))
     report.gpu_index = job.get("gpu_index")
+    report.judge_note = (f"juge : uid {os.geteuid()}, non inspectable (PR_SET_DUMPABLE 0)"
+                         + ("" if job.get("uid") is not None or os.geteuid() != 0 else
+                            " ; resté root : son code n'est pas lisible par un autre uid"))
     start = time.monotonic()
     session = None
     try:
