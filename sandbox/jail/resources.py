@@ -13,6 +13,7 @@ import time
 from functools import lru_cache
 from pathlib import Path
 
+from sandbox.french import fr_bytes, fr_number, fr_typo
 from sandbox.jail.procs import kill
 from sandbox.jail.spec import Limits
 
@@ -155,16 +156,16 @@ def scratch_overflow(scratch: Path, limits: Limits) -> str:
     for dirpath, dirnames, filenames in os.walk(scratch):
         count += len(dirnames) + len(filenames)
         if count > _SCRATCH_MAX_ENTRIES:
-            return (f"trop de fichiers dans l'espace de travail (plus de "
-                    f"{_SCRATCH_MAX_ENTRIES}) : processus arrêté")
+            return fr_typo(f"trop de fichiers dans l'espace de travail (plus de "
+                           f"{fr_number(_SCRATCH_MAX_ENTRIES, 0)}) : processus arrêté")
         for name in filenames:
             try:
                 total += os.lstat(os.path.join(dirpath, name)).st_blocks * 512
             except OSError:
                 pass
     if total > _scratch_cap(limits):
-        return (f"espace disque de travail dépassé (limite {_scratch_cap(limits) >> 20} Mio) : "
-                "processus arrêté")
+        return fr_typo(f"espace disque de travail dépassé (limite "
+                       f"{fr_bytes(_scratch_cap(limits))}) : processus arrêté")
     return ""
 
 

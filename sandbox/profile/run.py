@@ -23,6 +23,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from sandbox.french import fr_number, fr_typo
 from sandbox.jail import Limits, run_isolated
 from sandbox.profile.diagnosis import diagnose
 from sandbox.profile.ncu import (LAUNCHES, find_ncu, ncu_command, parse_ncu_csv, raw_record,
@@ -85,8 +86,8 @@ def profile_submission(source: str, exercise: str, *, dtype: str | None = None,
             if info.get("ideal_bytes"):
                 result["metrics"]["ideal_bytes"] = info["ideal_bytes"]
             if len(rows) >= LAUNCHES:
-                result["note"] = (f"seuls les {LAUNCHES} premiers lancements de l'appel "
-                                  "sont profilés")
+                result["note"] = (f"seuls les {fr_number(LAUNCHES, 0)} premiers lancements "
+                                  "de l'appel sont profilés")
     finally:
         if not keep_scratch:
             shutil.rmtree(scratch, ignore_errors=True)
@@ -109,6 +110,10 @@ def _read_text(path: Path) -> str:
 
 
 def _failure_reason(run, info: dict, ncu_text: str) -> str:
+    return fr_typo(_failure_text(run, info, ncu_text))
+
+
+def _failure_text(run, info: dict, ncu_text: str) -> str:
     text = run.stderr + run.stdout + ncu_text
     if "ERR_NVGPUCTRPERM" in text:
         return ("le profileur n'a pas accès aux compteurs du GPU (ERR_NVGPUCTRPERM : "

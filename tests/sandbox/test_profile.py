@@ -49,7 +49,7 @@ def test_naive_transpose_names_uncoalesced_stores_and_excess_traffic():
     assert "32,0 secteurs" in st["detail"] and st["severity"] == "alerte"
     assert LINKS["secteurs"] in st["links"] and LINKS["naive"] in st["links"]
     ex = by["trafic_excessif"]
-    assert "1,33 fois l'idéal" in ex["detail"] and "175 Mo en trop" in ex["detail"]
+    assert "1,33 fois l'idéal" in ex["detail"] and "175\u00a0Mo en trop" in ex["detail"]
 
 
 def test_tiled_transpose_names_what_remains():
@@ -118,6 +118,6 @@ def test_small_problem_is_named_from_timing_alone():
     items = diagnose(None, report={"exercise": "libre", "bytes_counted": 8 << 20,
                                    "pct_of_peak": 24.0, "pct_of_copy_ceiling": 27.0})
     by = {i["code"]: i for i in items}
-    assert "8 Mo" in by["probleme_trop_petit"]["detail"]
+    assert "8\u00a0Mo" in by["probleme_trop_petit"]["detail"]
     assert LINKS["vagues"] in by["probleme_trop_petit"]["links"]
     assert "sans_profileur" in by
