@@ -95,3 +95,20 @@ def test_segfault_gives_the_line_and_what_it_usually_means(tmp_path):
     assert "erreur de segmentation (SIGSEGV) à la ligne 5 de la soumission" in r.killed_reason, \
         r.killed_reason
     assert "masque absent ou faux" in r.killed_reason
+
+
+def test_endless_loop_in_custom_kernel_end_to_end(tmp_path):
+    """Through the runner (judge and launcher): the launcher marks "call" before the first
+    call, so the compile limit stops the loop but the report says where it was (12 s: torch
+    and triton alone take up to 6 s to import on a loaded 2-core machine)."""
+    from sandbox.records import RunOptions
+    from sandbox.runner import run_submission
+
+    source = ("import triton\nimport triton.language as tl\n\n\ndef custom_kernel(x, out):\n"
+              "    while True:\n        pass\n")
+    report = run_submission(source, "copie", RunOptions(
+        mode="interpreter", all_dtypes=False, compile_timeout_s=12, run_timeout_s=30,
+        scratch_root=str(tmp_path)))
+    assert report.timed_out and report.error_kind == "timeout", (report.error_kind, report.error)
+    assert "pendant l'exécution de custom_kernel" in report.error, report.error
+    assert "compile" not in report.error
