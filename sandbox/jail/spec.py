@@ -7,8 +7,9 @@ parent puts in ``PHASE_FD_ENV``. Phases only move forward, in the order of ``PHA
 load; "call" once the submission is loaded and ``custom_kernel`` may run (its first
 kernel is still to compile, so the compile limit still applies, but a time-out there is
 reported as happening while the submission's code ran); "run" once the first kernel is
-compiled (the run limit applies from then on); "done" when the result is written. Standard library only, imports nothing of the package:
-every other module of ``sandbox.jail`` may import it.
+compiled (the run limit applies from then on); "done" when the result is written.
+Standard library only, imports nothing of the package: every other module of
+``sandbox.jail`` may import it.
 """
 from __future__ import annotations
 

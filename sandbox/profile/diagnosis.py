@@ -122,10 +122,11 @@ def diagnose(profile: dict[str, Any] | None, *, report: dict[str, Any] | None = 
                 links = ["secteurs", "pas"] + (["naive", "tuilee"] if "transpos" in exercise else [])
                 items.append(_item(
                     f"{word}_non_coalesces", "alerte", f"{kind.capitalize()} non coalescées",
-                    f"Les {kind} en mémoire globale touchent {fr_number(spr, 1)} secteurs de 32 octets "
-                    f"par requête ({_n(sec)} secteurs pour {_n(req)} requêtes), contre "
-                    f"{fr_number(_IDEAL_SECTORS_PER_REQUEST, 0)} au plus pour des accès contigus d'un "
-                    f"warp : les fils voisins d'un warp {'écrivent' if word == 'store' else 'lisent'} "
+                    f"Les {kind} en mémoire globale touchent {fr_number(spr, 1)} secteurs de "
+                    f"32 octets par requête ({_n(sec)} secteurs pour {_n(req)} requêtes), "
+                    f"contre {fr_number(_IDEAL_SECTORS_PER_REQUEST, 0)} au plus pour des "
+                    f"accès contigus d'un warp : les fils voisins d'un warp "
+                    f"{'écrivent' if word == 'store' else 'lisent'} "
                     "à des adresses éloignées, chacun dans son propre secteur.", figs, *links))
     if ideal and read is not None and written is not None:
         moved = read + written
@@ -157,14 +158,14 @@ def diagnose(profile: dict[str, Any] | None, *, report: dict[str, Any] | None = 
     occ, waves = m.get("achieved_occupancy_pct"), m.get("waves_per_sm")
     if waves is not None and waves < _FEW_WAVES:
         items.append(_item("trop_peu_de_blocs", "alerte", "Trop peu de blocs pour le GPU",
-                           f"La grille ne remplit que {fr_number(waves, 2)} vague sur les SM : une partie "
-                           "du GPU reste inactive (problème trop petit ou blocs trop gros).",
+                           f"La grille ne remplit que {fr_number(waves, 2)} vague sur les SM : "
+                           "une partie du GPU reste inactive (problème trop petit ou blocs trop gros).",
                            {"waves_per_sm": waves, "grid_size": m.get("grid_size")},
                            "vagues"))
     if occ is not None and occ < _LOW_OCCUPANCY_PCT:
         items.append(_item("occupancy_faible", "info", "Occupancy faible",
-                           f"{fr_number(occ, 0)} % des warps possibles sont actifs en moyenne : moins de "
-                           "warps pour masquer la latence de la mémoire. "
+                           f"{fr_number(occ, 0)} % des warps possibles sont actifs en moyenne : "
+                           "moins de warps pour masquer la latence de la mémoire. "
                            + _occ_limit_text(m), {"achieved_occupancy_pct": occ,
                                                    "theoretical_occupancy_pct": m.get("theoretical_occupancy_pct")},
                            "occupancy", "limite_occupancy"))
@@ -190,7 +191,8 @@ def diagnose(profile: dict[str, Any] | None, *, report: dict[str, Any] | None = 
         items.append(_item("ce_qui_reste", "info", "Ce qui reste : l'efficacité de la DRAM",
                            f"Accès coalescés et trafic proche de l'idéal : ce qui sépare ce noyau "
                            f"de 100 % est l'efficacité de la DRAM elle-même. ncu mesure "
-                           f"{fr_number(pct, 1)} % du débit DRAM maximal pendant le noyau{ceiling}.",
+                           f"{fr_number(pct, 1)} % du débit DRAM maximal pendant le "
+                           f"noyau{ceiling}.",
                            {"dram_throughput_pct": pct, "copy_ceiling_gbps": copy,
                             "peak_gbps": peak}, *links))
     elif pct is not None:
@@ -231,7 +233,8 @@ def _from_timing(report: dict[str, Any]) -> list[dict[str, Any]]:
     if pct_copy >= _NEAR_CEILING * 100:
         links = ["hors_atteinte", "bande_passante"] if transpose else ["bande_passante"]
         out.append(_item("proche_du_plafond", "ok", "Proche du plafond de copie",
-                         f"{fr_number(pct_peak, 1)} % du pic de la carte, {fr_number(pct_copy, 1)} % d'une simple "
+                         f"{fr_number(pct_peak, 1)} % du pic de la carte, "
+                         f"{fr_number(pct_copy, 1)} % d'une simple "
                          "copie mesurée sur la même carte : ce qui reste tient à la DRAM "
                          "elle-même (rafraîchissement, changements de sens lecture/écriture), "
                          "pas au noyau.", figs, *links))
@@ -239,7 +242,8 @@ def _from_timing(report: dict[str, Any]) -> list[dict[str, Any]]:
         links = ["tuilee", "tl_trans"] if transpose else ["secteurs", "bande_passante"]
         out.append(_item("loin_du_plafond", "alerte" if pct_copy < 50 else "info",
                          "Loin du plafond de copie",
-                         f"{fr_number(pct_peak, 1)} % du pic de la carte, {fr_number(pct_copy, 1)} % d'une simple "
+                         f"{fr_number(pct_peak, 1)} % du pic de la carte, "
+                         f"{fr_number(pct_copy, 1)} % d'une simple "
                          "copie de la même taille : la marge vient des accès mémoire du noyau.",
                          figs, *links))
     return out
