@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 
+from sandbox.french import fr_number
+
 
 class QueueTimeout(Exception):
     """The GPU did not become free within ``max_wait_s``."""
@@ -80,7 +82,8 @@ def gpu_slot(gpu: int = 0, *, on_position: Callable[[int], None] | None = None,
             if held:
                 break
             if max_wait_s is not None and time.monotonic() - start > max_wait_s:
-                raise QueueTimeout(f"GPU {gpu} occupé depuis plus de {max_wait_s:g} s")
+                raise QueueTimeout(f"GPU {gpu} occupé depuis plus de "
+                                   f"{fr_number(max_wait_s, None)}\u00a0s")
             time.sleep(poll_s)
         _remove(ticket)
         yield Slot(gpu=gpu, waited_s=time.monotonic() - start, position_at_arrival=first_pos)
