@@ -314,7 +314,9 @@ def _judged(ex, dtype: str, mode: str, options: RunOptions, scratch: Path, limit
            "mode": mode, "all_dtypes": options.all_dtypes, "timing": options.timing,
            "compile_timeout_s": limits.compile_timeout_s, "run_timeout_s": limits.run_timeout_s,
            "parent_fd": judge_sock.fileno(), "uid": judge_uid, "precheck": options.precheck,
-           "gpu_index": gpu, "fixed_cap_us": _fixed_cap_us()}
+           "gpu_index": gpu, "fixed_cap_us": _fixed_cap_us(),
+           # a rehearsal of the GPU batch protocol in interpreter mode (tests only)
+           "cpu_batches": mode == "interpreter" and os.environ.get("TUILE_JUDGE_CPU_BATCHES") == "1"}
     stderr = tempfile.TemporaryFile()
     judge = subprocess.Popen([sys.executable, "-I", "-c", _JUDGE_BOOT, str(_REPO_ROOT),
                               json.dumps(job)], pass_fds=(judge_sock.fileno(),),

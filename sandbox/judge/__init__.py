@@ -32,8 +32,8 @@ modules, its descriptors, when it answers and what it says), and what it cannot:
   H200); a skipped L2 flush leaves the judge's flush buffer unzeroed (refused).
 - What it can still do to the figure, with bounds: (1) slow its null batch, which is
   clamped to 550 µs against about 450 µs measured, so at most (550 − 450) / N per call
-  (N = 26 sets for the fp32 16384² transposition in 40 % of an H200's memory: 3.8 µs,
-  0.7 % of 521 µs); (2) leave a fraction f of one output unwritten at "done": it escapes
+  (N ≈ 21 sets of 2.27 GB for the fp32 16384² transposition in 40 % of an H200's free
+  memory: 4.8 µs, 0.9 % of 521 µs); (2) leave a fraction f of one output unwritten at "done": it escapes
   the 256-position sample with probability (1 − f)^256 and gains at most f of one call,
   then fails the full check; (3) fuse the N calls of a batch into fewer launches or
   overlap its flushes with its kernels: every byte is still moved and checked, so it saves

@@ -46,10 +46,15 @@ WARMUP_BATCHES = 1
 TIMED_BATCHES = 5
 NULL_BATCHES = 5
 _POISON_INT = 0x5A5A5A5A
+# The same protocol on the CPU (interpreter mode, TUILE_JUDGE_CPU_BATCHES=1): a rehearsal
+# of every message, stop, poison, sample and check, on small shapes; its times mean nothing.
+CPU_FLUSH_BYTES = 1 << 20
+CPU_REHEARSAL_BYTES = 64 << 20
 
 
 def _sync(torch) -> None:
-    torch.cuda.synchronize()
+    if torch.cuda.is_initialized():
+        torch.cuda.synchronize()
 
 
 def idle_probe_us(j, tries: int = 5) -> float:
@@ -80,11 +85,17 @@ def wait_idle(j) -> float:
 
 
 def event_median_us(torch, fn, reps: int = 20, flush=None) -> float:
-    """CUDA events in the judge's own process, around ``fn`` (judge work only)."""
+    """CUDA events in the judge's own process, around ``fn`` (judge work only); on the CPU
+    (the protocol rehearsal) the wall clock."""
     times = []
     for _ in range(reps + 3):
         if flush is not None:
             flush.zero_()
+        if not torch.cuda.is_initialized():
+            t0 = time.perf_counter_ns()
+            fn()
+            times.append((time.perf_counter_ns() - t0) / 1e3)
+            continue
         s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         s.record()
         fn()
@@ -123,20 +134,25 @@ class _Layout:
             first = free_specs(j, 1000)
             in_specs, out_spec = first[:-1], first[-1]
         else:
-            probe = ex.make_inputs(shape, tdtype, torch.Generator(device="cuda").manual_seed(1),
+            probe = ex.make_inputs(shape, tdtype, torch.Generator(device=j.device).manual_seed(1),
                                    j.device)
             out = ex.make_output(probe, shape, tdtype)
             in_specs = [(tuple(t.shape), dtype) for t in probe]
             out_spec = (tuple(out.shape), dtype)
             del probe, out
-            torch.cuda.empty_cache()
         self.in_specs, self.out_spec = in_specs, out_spec
         nb = lambda s: math.prod(s[0]) * itemsize(s[1])   # noqa: E731
         in_bytes = sum(nb(s) for s in in_specs)
         out_bytes = nb(out_spec)
-        self.flush_elems = max(MIN_FLUSH_BYTES, 2 * (info.l2_bytes or 0)) // 4
+        l2 = info.l2_bytes if info is not None else None
+        self.flush_elems = (max(MIN_FLUSH_BYTES, 2 * (l2 or 0)) if not j.interpreter
+                            else CPU_FLUSH_BYTES) // 4
         per_set = in_bytes + out_bytes + 4 * self.flush_elems
-        free, _ = torch.cuda.mem_get_info()
+        if j.interpreter:
+            free = CPU_REHEARSAL_BYTES
+        else:
+            torch.cuda.empty_cache()   # what the correctness checks left in torch's cache
+            free, _ = torch.cuda.mem_get_info()
         # the verification regenerates one set and its reference beside the N sets
         n = int((MEM_FRACTION * free - 3 * (in_bytes + out_bytes)) // per_set)
         # free mode: the launcher keeps its own inputs and reference of every set too
@@ -180,7 +196,7 @@ class _Layout:
                                 "formes et types à chaque appel.")
                 free_fill(j, 1000 + k, self.inputs.specs[k * k_in:(k + 1) * k_in])
             else:
-                gen = torch.Generator(device="cuda").manual_seed(self.seeds[k])
+                gen = torch.Generator(device=j.device).manual_seed(self.seeds[k])
                 for dst, src in zip(self.set_inputs[k],
                                     ex.make_inputs(self.shape, tdtype, gen, j.device)):
                     dst.copy_(src)
@@ -196,7 +212,7 @@ class _Layout:
         if self.free_private is not None:
             return self.free_private[k]
         torch = self.j.torch
-        gen = torch.Generator(device="cuda").manual_seed(self.seeds[k])
+        gen = torch.Generator(device=self.j.device).manual_seed(self.seeds[k])
         return list(self.j.ex.make_inputs(self.shape, getattr(torch, self.dtype), gen,
                                           self.j.device))
 
@@ -207,7 +223,7 @@ def _sample_index(torch, lay: _Layout):
     for k in reversed(range(lay.n)):
         pos = [secrets.randbelow(lay.out_numel) for _ in range(SAMPLES_PER_OUTPUT)]
         parts.append(torch.tensor(pos, dtype=torch.int64) + lay.out_base[k])
-    return torch.cat(parts).to("cuda")
+    return torch.cat(parts).to(lay.j.device)
 
 
 def _verify(j, lay: _Layout, label: str) -> None:
@@ -303,9 +319,10 @@ def time_gpu(j, info) -> None:
     from sandbox.judge.figures import fr, quantile
 
     torch, ex, report = j.torch, j.ex, j.report
-    lay = _Layout(j, ex.timing_shape, report.dtype, info)
+    shape = ex.cpu_rotation_shape if j.interpreter else ex.timing_shape
+    lay = _Layout(j, shape, report.dtype, info)
     try:
-        shape_seen = list(ex.timing_shape) or list(lay.in_specs[0][0])
+        shape_seen = list(shape) or list(lay.in_specs[0][0])
         report.timing_shape = shape_seen
         if shape_seen not in report.shapes_checked:
             report.shapes_checked.append(shape_seen)
@@ -350,11 +367,12 @@ def time_gpu(j, info) -> None:
             report.bytes_counted = sum(math.prod(s[0]) * itemsize(s[1])
                                        for s in (*lay.in_specs, lay.out_spec))
         else:
-            report.bytes_counted = ex.bytes_moved(ex.timing_shape, elem)
-            report.flops = ex.flops(ex.timing_shape) if ex.flops else None
+            report.bytes_counted = ex.bytes_moved(shape, elem)
+            report.flops = ex.flops(shape) if ex.flops else None
     finally:
         try:
             lay.release()
         except Fault:
             pass
-        torch.cuda.empty_cache()
+        if not j.interpreter:
+            torch.cuda.empty_cache()

@@ -105,6 +105,13 @@ class Judge:
         if self.interpreter:
             repeat_interpreter(self)
             report.phases_s["repeated_calls"] = round(time.monotonic() - t2, 3)
+            if job.get("cpu_batches"):   # rehearsal of the GPU protocol; its times mean nothing
+                from sandbox.judge.clock import time_gpu
+
+                self.probe_buf = torch.zeros(1)
+                time_gpu(self, None)
+                report.median_us = report.p10_us = report.p90_us = None
+                report.phases_s["batch_rehearsal"] = round(time.monotonic() - t2, 3)
         elif job.get("timing", True):
             from sandbox.judge.clock import copy_ceiling_gbps, time_gpu
 
