@@ -6,6 +6,8 @@ OUTDIR/trust-gpu.json (every figure) and OUTDIR/trust-gpu.md (the summary), rewr
 after each part, so a part that fails or runs out of time loses nothing of the others.
 The whole run is bounded by ``BUDGET_S`` (470 s); each part has its own share.
 
+0. A smoke run (honest kernel, untimed); if the judge under a uid of its own cannot
+   share memory with the launcher, the rest runs with the judge kept root.
 1. Every exploit of tests/sandbox/exploits/ through ``run_submission`` on the GPU with the
    pre-check OFF, next to the honest kernel (tests/sandbox/exploits/honest.py): outcome,
    figure, the launcher's own claim. Pass: every exploit incorrect/refused, or correct
@@ -16,8 +18,10 @@ The whole run is bounded by ``BUDGET_S`` (470 s); each part has its own share.
    within 3 % of do_bench, the five within 2 % of each other, each report within 10 s.
 3. Ten submissions of the same reference at once from ten threads (GPU queue on). Pass:
    all correct, their GPU slots never overlap, each within 2 % of the median of part 2.
-4. ``python3 -m pytest tests/sandbox -m gpu -q``, then ``python3 -m pytest
-   tests/sandbox/test_attacks.py -q``: return codes and tails.
+4. ``python3 -m pytest tests/sandbox -m gpu -q`` (less the GPU exploit test, whose
+   submissions part 1 ran), then ``python3 -m pytest tests/sandbox/test_attacks.py -m
+   "not gpu" -q`` (its GPU attacks ran in the first): return codes and tails. What the
+   budget leaves no time for is recorded as skipped.
 
 Dry run on a CPU machine: TUILE_BENCH_MODE=interpreter (no figures; checks the plumbing).
 """
@@ -65,6 +69,20 @@ def _brief(r) -> dict:
             "idle_probe_us": r.idle_probe_us, "repetitions": r.repetitions,
             "precheck": r.precheck, "gpu_index": r.gpu_index, "wall_s": r.wall_s,
             "judge_note": r.judge_note, "stderr_tail": r.stderr_tail[-600:]}
+
+
+def part_smoke(out: dict) -> None:
+    """One untimed honest run; if sharing memory from a judge of its own uid fails, the
+    judge stays root (TUILE_JUDGE_DROP_UID=0) for the rest of the run, and this says so."""
+    opts = RunOptions(mode=MODE, precheck=False, all_dtypes=False, timing=False)
+    src = (EXPLOITS / "honest.py").read_text()
+    first = run_submission(src, "transposition", opts)
+    out["own_uid"] = _brief(first)
+    out["judge_drop_uid"] = True
+    if not first.correct:
+        os.environ["TUILE_JUDGE_DROP_UID"] = "0"
+        out["judge_drop_uid"] = False
+        out["judge_root"] = _brief(run_submission(src, "transposition", opts))
 
 
 def part_exploits(out: dict) -> None:
@@ -207,8 +225,13 @@ def part_pytest(out: dict) -> None:
     if os.environ.get("TUILE_BENCH_SKIP_PYTEST"):
         out["skipped"] = "TUILE_BENCH_SKIP_PYTEST"
         return
-    out["gpu_tests"] = _pytest(["tests/sandbox", "-m", "gpu"], _left() * 0.6)
-    out["attacks"] = _pytest(["tests/sandbox/test_attacks.py"], _left() - 5)
+    # part 1 already ran the GPU exploit test's submissions: not twice
+    out["gpu_tests"] = _pytest(["tests/sandbox", "-m", "gpu", "--deselect",
+                                "tests/sandbox/test_exploits.py::"
+                                "test_exploits_on_the_gpu_never_beat_the_honest_figure"],
+                               _left() * 0.55)
+    # its GPU attacks ran just above with -m gpu
+    out["attacks"] = _pytest(["tests/sandbox/test_attacks.py", "-m", "not gpu"], _left() - 5)
 
 
 def _fmt(v, d=1):
@@ -221,6 +244,10 @@ def _markdown(res: dict) -> str:
              f"torch {res.get('torch')}; triton {res.get('triton')}",
              f"- command: `python3 bench/sandbox_trust_gpu.py OUTDIR` (mode {MODE}); "
              f"wall {res.get('wall_s')} s", ""]
+    sm = res["parts"].get("smoke", {})
+    lines += [f"Smoke run: judge with a uid of its own: {sm.get('own_uid', {}).get('correct')} "
+              f"({sm.get('own_uid', {}).get('error', '')[:200]}); judge kept root for the rest: "
+              f"{not sm.get('judge_drop_uid', True)}; {sm.get('own_uid', {}).get('judge_note', '')}", ""]
     ex = res["parts"].get("exploits", {})
     h = ex.get("honest", {})
     lines += ["## 1. Exploits, pre-check off (transposition fp32 16384²)", "",
@@ -281,7 +308,7 @@ def main() -> int:
         (outdir / "trust-gpu.md").write_text(_markdown(res))
 
     alone = None
-    for name, fn in (("exploits", part_exploits), ("fidelity", part_fidelity),
+    for name, fn in (("smoke", part_smoke), ("exploits", part_exploits), ("fidelity", part_fidelity),
                      ("queue", lambda o: part_queue(o, alone)), ("pytest", part_pytest)):
         part = res["parts"][name] = {}
         t = time.monotonic()

@@ -47,6 +47,11 @@ modules, its descriptors, when it answers and what it says), and what it cannot:
   driver from the launcher could reach the judge's context); the judge's idle probe and
   clock assume one measurement at a time on the GPU (``sandbox.gpuqueue``).
 
+In interpreter mode the judge checks but does not time (verdict ``not_timed``); with
+TUILE_JUDGE_CPU_BATCHES=1 (tests only) it also rehearses the GPU's batch protocol on the
+CPU with the ``cpu-memfd`` buffers, so that CI runs every step of it; those times mean
+nothing and are not reported as figures.
+
 Public entry: ``main(argv)``.
 """
 from sandbox.judge.main import main
