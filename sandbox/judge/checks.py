@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from sandbox.channel.wire import WireError, check_fields
 from sandbox.records import Fault
 
 _FREE_MAX_BYTES_CPU = 256 << 20
@@ -94,7 +95,11 @@ def check_output(j, case: Case, context: str, repeated: bool = False) -> None:
                         "(encore à NaN, la valeur d'empoisonnement).")
         reply = j.session.ask({"op": "free_check", "case": case.free_id, "out": case.specs[-1],
                                "label": context}, j.timeouts["call_s"])
-        if not reply.get("ok"):
+        try:
+            check_fields(reply, {"ok": bool, "message": str})
+        except WireError as exc:
+            raise Fault("protocol", f"réponse mal formée du processus de la soumission ({exc})")
+        if not reply["ok"]:
             raise Fault("mismatch", "selon la référence de votre module : "
                         + str(reply.get("message") or "résultat faux")[:2000])
         j.report.checks.append(f"{context} : juste selon le module (non jugé)")
