@@ -15,7 +15,6 @@ Commands from the judge, one JSON object each (``sandbox.channel.wire``), answer
 """
 from __future__ import annotations
 
-import gc
 import importlib.util
 import inspect
 import json
@@ -60,6 +59,7 @@ class _Launcher:
         self.layout = None
         self.free_cases: dict[int, tuple] = {}
         self.called = False
+        self.null_views: dict[str, object] = {}
 
     # ------------------------------------------------------------ helpers
     def fault(self, exc: BaseException) -> Fault:
@@ -121,10 +121,10 @@ class _Launcher:
 
     def op_unmap(self, msg: dict, fds) -> dict:
         self.layout = None
+        self.null_views = {}
         for i in msg.get("ids") or []:
             shared = self.maps.pop(int(i), None)
-            if shared is not None:
-                gc.collect()
+            if shared is not None:   # views still held by the submission die with it
                 shared.close()
         return {}
 
@@ -211,7 +211,11 @@ class _Launcher:
         return {"claimed_us": [1e3 * s.elapsed_time(e) for s, e in zip(starts, ends)]}
 
     def op_null(self, msg: dict, fds) -> dict:
-        target = self.view(msg["target"])
+        # the view is made once, as a batch's are (in "timing"): same work inside the clock
+        key = json.dumps(msg["target"], sort_keys=True)
+        if key not in self.null_views:
+            self.null_views = {key: self.view(msg["target"])}
+        target = self.null_views[key]
         target.fill_(float(msg["value"]))
         self.sync()
         return {}
