@@ -14,6 +14,7 @@ from typing import Any, Callable
 ERROR_KINDS = (
     "unknown_exercise",  # no such exercise
     "options",           # bad dtype or mode for this exercise
+    "source",            # not text, empty, too long, NUL bytes
     "syntax",            # the source does not parse (line given)
     "precheck",          # the static pre-check refused it (lines given)
     "import",            # the module raised while being loaded

@@ -4,8 +4,8 @@ Public entry: ``run_submission(source, exercise, options) -> KernelReport``. It 
 raises for a fault of the user (unknown exercise, bad dtype, syntax error, refused code,
 wrong result, crash, time limit): each comes back as data in the report.
 
-Steps: the exercise and options are validated; the source is parsed (a syntax error is
-reported with its line) and, unless ``options.precheck`` is off, pre-checked
+Steps: the request is validated (``sandbox.validate``: exercise, dtype, mode, source size,
+syntax with its line) and, unless ``options.precheck`` is off, pre-checked
 (``sandbox.precheck``, defence in depth); on the GPU the rest happens inside
 ``gpuqueue.gpu_slot`` (one measurement at a time per GPU; ``CUDA_VISIBLE_DEVICES`` names
 the slot's GPU for both processes below). This process, trusted and never running
@@ -71,21 +71,22 @@ def _mode(options: RunOptions) -> str:
 
 
 def run_submission(source: str, exercise: str, options: RunOptions = RunOptions()) -> KernelReport:
+    from sandbox.validate import validate_request
+
     start = time.monotonic()
     report = KernelReport(exercise=str(exercise))
     try:
         ex = get_exercise(exercise)
-    except UnknownExercise as err:
-        return _failed(report, "unknown_exercise", str(err), start=start)
-    report.exercise, report.bytes_note, report.threshold_pct = ex.name, ex.bytes_note, ex.threshold_pct
-    if options.mode not in ("auto", "gpu", "interpreter"):
-        return _failed(report, "options", f"mode inconnu : « {options.mode} » ; modes permis : "
-                       "auto, gpu, interpreter", start=start)
-    dtype = options.dtype or ex.dtypes[0]
-    report.dtype = dtype
-    if dtype not in ex.dtypes:
-        return _failed(report, "options", f"type « {dtype} » non proposé pour l'exercice "
-                       f"{ex.name} ; types permis : {', '.join(ex.dtypes)}", start=start)
+        report.exercise, report.bytes_note, report.threshold_pct = (ex.name, ex.bytes_note,
+                                                                    ex.threshold_pct)
+        report.dtype = options.dtype or ex.dtypes[0]
+    except UnknownExercise:
+        ex = None
+    # exercise, dtype, mode, source size and syntax: the rules every face shares
+    invalid = validate_request(source, exercise, options.dtype, mode=options.mode)
+    if invalid:
+        return _failed(report, invalid[0].kind, invalid[0].message, invalid[0].line, start)
+    dtype = report.dtype
     mode = _mode(options)
     report.mode = mode
     if mode == "interpreter" and dtype == "bfloat16" and ex.tolerance is not None \
@@ -93,15 +94,6 @@ def run_submission(source: str, exercise: str, options: RunOptions = RunOptions(
         return _failed(report, "options", "bfloat16 n'est pas vérifiable dans l'interpréteur "
                        "Triton (il calcule faux en bfloat16, triton 3.9) ; essayez float16 ou "
                        "float32, ou lancez sur un GPU", start=start)
-    try:
-        compile(source, "soumission.py", "exec")
-    except SyntaxError as err:
-        where = f"ligne {err.lineno}" + (f", colonne {err.offset}" if err.offset else "")
-        text = (err.text or "").strip()
-        return _failed(report, "syntax", f"erreur de syntaxe {where} : {err.msg}"
-                       + (f" ({text})" if text else ""), err.lineno, start)
-    except ValueError as err:   # NUL bytes
-        return _failed(report, "syntax", f"source illisible : {err}", start=start)
     if options.precheck:
         from sandbox.precheck import precheck
 
