@@ -1,4 +1,4 @@
-"""Probe on the GPU host what sandbox.isolation can use there (part 2, issue 9).
+"""Probe on the GPU host what sandbox.jail can use there (part 2, issue 9).
 
 Run on the H200:  python3 bench/sandbox_gpu_probe.py OUTDIR
 Writes OUTDIR/probe.json; prints a summary. Standard library + torch/triton only.
@@ -17,8 +17,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-from sandbox import isolation  # noqa: E402
-from sandbox.isolation import Limits, run_isolated  # noqa: E402
+from sandbox.jail import Limits, isolation_layers, run_isolated  # noqa: E402
+from sandbox.jail.resources import cgroup_kind  # noqa: E402
 
 KERNEL = '''
 import torch, triton, triton.language as tl
@@ -71,7 +71,7 @@ def isolated(code: str, limits=Limits(), argv_prefix=()):
 
 def main(out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    res = {"layers": isolation.isolation_layers(), "euid": os.geteuid(),
+    res = {"layers": isolation_layers(), "euid": os.geteuid(),
            "cgroup": Path("/proc/self/cgroup").read_text(),
            "cgroup_root": sorted(os.listdir("/sys/fs/cgroup")),
            "unshare_user": sh(["unshare", "--user", "--map-root-user", "true"]),
@@ -84,12 +84,12 @@ def main(out: Path) -> None:
         res["ncu_root_nocaps"] = sh(["setpriv", "--inh-caps=-all", "--bounding-set=-all",
                                      *NCU_ARGS, sys.executable, "-c", KERNEL])
     os.environ["TUILE_SANDBOX_NO_CGROUP"] = "1"
-    isolation._cgroup_kind.cache_clear()
+    cgroup_kind.cache_clear()
     res["gpu_rlimit_data_no_cgroup"] = isolated(KERNEL)
     res["hog_no_cgroup"] = isolated("b=[]\nfor _ in range(64): b.append(bytearray(64<<20))\n"
                                     "print('alloué')", Limits(memory_bytes=1 << 30))
     del os.environ["TUILE_SANDBOX_NO_CGROUP"]
-    isolation._cgroup_kind.cache_clear()
+    cgroup_kind.cache_clear()
     res["hog_cgroup"] = isolated("b=[]\nfor _ in range(64): b.append(bytearray(64<<20))\n"
                                  "print('alloué')", Limits(memory_bytes=1 << 30))
     res["query_metrics"] = sh([NCU, "--query-metrics", "--chip", "gh100"])

@@ -28,7 +28,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from sandbox.exercises import get_exercise  # noqa: E402
-from sandbox.isolation import isolation_layers  # noqa: E402
+from sandbox.jail import isolation_layers  # noqa: E402
 from sandbox.profile import find_ncu  # noqa: E402
 from sandbox.records import RunOptions  # noqa: E402
 from sandbox.runner import run_submission  # noqa: E402

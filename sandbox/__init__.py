@@ -6,6 +6,11 @@ exercise (template, reference and naive solutions, shapes, bytes); ``python -m
 sandbox.cli`` (or ``tuile kernel``) is the command line. This package imports only torch,
 triton and the standard library, so that it runs on a GPU host with nothing else; torch
 is imported lazily, so ``import sandbox`` is cheap.
+
+Roles: ``runner`` (the trusted parent), ``judge`` (trusted process that checks, times and
+writes the report), ``launcher`` (jailed process that imports the submission),
+``channel`` (their wire and shared buffers), ``jail`` (isolation), ``exercises``,
+``profile``, ``precheck`` (static, defence in depth), ``gpuqueue``, ``hardware``.
 """
 from sandbox.records import KernelReport, RunOptions
 

@@ -18,11 +18,11 @@ import argparse
 import sys
 from pathlib import Path
 
+from sandbox.french import error_label, fr_number, fr_typo
+
 
 def _fr(v: float | None, digits: int = 1) -> str:
-    if v is None:
-        return "inconnu"
-    return f"{v:,.{digits}f}".replace(",", "\u00a0").replace(".", ",")
+    return fr_number(v, digits)
 
 
 def _cmd_exercises(args) -> int:
@@ -31,8 +31,9 @@ def _cmd_exercises(args) -> int:
     for ex in list_exercises():
         goal = (f"objectif > {_fr(ex.threshold_pct, 0)} % de la crête"
                 if ex.threshold_pct else "sans objectif de débit")
-        print(f"{ex.name:<14} {ex.title} — {ex.signature} ; types : {', '.join(ex.dtypes)} ; {goal}")
-        print(f"{'':<14} {ex.summary}")
+        print(fr_typo(f"{ex.name:<14} {ex.title} — {ex.signature} ; types : "
+                      f"{', '.join(ex.dtypes)} ; {goal}"))
+        print(fr_typo(f"{'':<14} {ex.summary}"))
     return 0
 
 
@@ -42,7 +43,7 @@ def _cmd_template(args) -> int:
     try:
         ex = get_exercise(args.name)
     except UnknownExercise as err:
-        print(f"erreur : {err}", file=sys.stderr)
+        print(fr_typo(f"erreur : {err}"), file=sys.stderr)
         return 2
     kind = "reference" if args.reference else "naive" if args.naive else "template"
     sys.stdout.write(ex.source(kind))
@@ -59,15 +60,17 @@ def render(report) -> str:
                 "interpréteur Triton sur CPU (justesse seulement)")]
     if r.error_kind:
         where = f" [ligne {r.error_line}]" if r.error_line else ""
-        lines.append(f"Refusé ({r.error_kind}){where} : {r.error}")
+        lines.append(fr_typo(f"Refusé ({error_label(r.error_kind)}){where} : {r.error}"))
+        text = fr_typo("\n".join(lines))
         if r.error_kind in ("crashed", "internal") and r.stderr_tail:
-            lines.append("Fin de la sortie d'erreur :\n" + r.stderr_tail[-1500:])
-        return "\n".join(lines)
+            # the program's own output, kept as it was written
+            text += fr_typo("\nFin de la sortie d'erreur :\n") + r.stderr_tail[-1500:]
+        return text
     shapes = ", ".join(fmt_shape(s) for s in r.shapes_checked)
     lines.append(f"Justesse : juste (formes : {shapes} ; types : {', '.join(r.dtypes_checked)})")
     if r.median_us is not None:
         lines.append(f"Temps ({fmt_shape(r.timing_shape)}) : médiane {_fr(r.median_us)} µs "
-                     f"(p10 {_fr(r.p10_us)}, p90 {_fr(r.p90_us)} ; {r.repetitions} répétitions)")
+                     f"(p10 {_fr(r.p10_us)}, p90 {_fr(r.p90_us)} ; {_fr(r.repetitions, 0)} répétitions)")
         lines.append(f"Octets comptés : {fmt_int(r.bytes_counted)} ({r.bytes_note})")
         lines.append(f"Débit effectif : {_fr(r.gbps, 0)} Go/s"
                      + (f" ; {_fr(r.tflops, 1)} TFLOP/s" if r.tflops else ""))
@@ -84,39 +87,47 @@ def render(report) -> str:
         links = ", ".join(item.get("links") or [])
         lines.append(f"- [{item.get('severity', '')}] {item.get('title', '')} : "
                      f"{item.get('detail', '')}" + (f" (voir {links})" if links else ""))
-    return "\n".join(lines)
+    return fr_typo("\n".join(lines))
 
 
 def _cmd_run(args) -> int:
-    from sandbox.exercises import UnknownExercise, get_exercise
-    from sandbox.records import RunOptions
+    from sandbox.records import KernelReport, RunOptions
     from sandbox.runner import run_submission
+    from sandbox.validate import USAGE_KINDS, validate_request
 
-    try:
-        ex = get_exercise(args.exercise)
-    except UnknownExercise as err:
-        print(f"erreur : {err}", file=sys.stderr)
-        return 2
-    if args.dtype and args.dtype not in ex.dtypes:
-        print(f"erreur : type « {args.dtype} » non proposé pour l'exercice {ex.name} ; "
-              f"types permis : {', '.join(ex.dtypes)}", file=sys.stderr)
-        return 2
     try:
         source = Path(args.file).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
-        print(f"erreur : impossible de lire « {args.file} » : {err}", file=sys.stderr)
+        print(fr_typo(f"erreur : impossible de lire « {args.file} » : {err}"), file=sys.stderr)
         return 2
+    problems = validate_request(source, args.exercise, args.dtype, mode=args.mode)
+    usage = [p for p in problems if p.kind in USAGE_KINDS]
+    for p in usage:
+        print(fr_typo(f"erreur : {p.message}"), file=sys.stderr)
+    if usage:
+        return 2
+    from sandbox.exercises import get_exercise
+
+    ex = get_exercise(args.exercise)
+    if problems:   # the submission's own fault (syntax): a report, as a run would give
+        p = problems[0]
+        report = KernelReport(exercise=ex.name, dtype=args.dtype or ex.dtypes[0],
+                              error_kind=p.kind, error=p.message, error_line=p.line,
+                              verdict="error", verdict_text=p.message)
+        print(report.to_json() if args.json else render(report))
+        return 1
 
     def position(n: int) -> None:
         if n and not args.json:
-            print(f"en file d'attente pour le GPU : {n} soumission(s) avant la vôtre",
+            print(fr_typo(f"en file d'attente pour le GPU : {fr_number(n, 0)} soumission(s) "
+                          "avant la vôtre"),
                   file=sys.stderr)
 
     options = RunOptions(dtype=args.dtype, mode=args.mode, timing=not args.no_timing,
                          on_position=position, profile=args.profile)
     report = run_submission(source, ex.name, options)
     if report.error_kind == "options":
-        print(f"erreur : {report.error}", file=sys.stderr)
+        print(fr_typo(f"erreur : {report.error}"), file=sys.stderr)
         return 2
     print(report.to_json() if args.json else render(report))
     return 0 if report.correct and report.verdict in ("pass", "no_target", "not_timed") else 1

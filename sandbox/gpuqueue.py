@@ -26,7 +26,7 @@ crashed server never blocks a GPU.
 
 A submission cannot hold the GPU past its limit: the slot is held by the server-side
 process, never by the submission (the lock file is opened close-on-exec, so the child
-does not inherit it), and ``isolation.run_isolated`` kills the child at its compile or
+does not inherit it), and ``jail.run_isolated`` kills the child at its compile or
 run limit, after which the ``with`` block ends. ``max_wait_s`` bounds the wait itself.
 
 Directory of the lock files: ``TUILE_GPU_LOCK_DIR``, else /tmp/tuile-gpu-locks (it must
@@ -43,6 +43,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
+
+from sandbox.french import fr_number
 
 
 class QueueTimeout(Exception):
@@ -127,7 +129,7 @@ def gpu_slot(gpu: int | None = None, *, on_position: Callable[[int], None] | Non
             if max_wait_s is not None and time.monotonic() - start > max_wait_s:
                 which = f"GPU {gpu}" if gpu is not None else "tous les GPU"
                 raise QueueTimeout(f"{which} occupé{'s' if gpu is None else ''} depuis plus de "
-                                   f"{max_wait_s:g} s")
+                                   f"{fr_number(max_wait_s, None)}\u00a0s")
             time.sleep(poll_s)
         _remove(ticket)
         device = dict(candidates)[held]

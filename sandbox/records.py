@@ -14,6 +14,7 @@ from typing import Any, Callable
 ERROR_KINDS = (
     "unknown_exercise",  # no such exercise
     "options",           # bad dtype or mode for this exercise
+    "source",            # not text, empty, too long, NUL bytes
     "syntax",            # the source does not parse (line given)
     "precheck",          # the static pre-check refused it (lines given)
     "import",            # the module raised while being loaded
@@ -26,10 +27,26 @@ ERROR_KINDS = (
     "input_modified",    # an input tensor was changed by the call
     "mismatch",          # wrong values (count, first indices, max error)
     "impossible_time",   # faster than bytes / peak: the timer was escaped somehow
+    "early_done",        # the launcher said "done" before its outputs were written
+    "background_work",   # GPU work of the launcher still running when the judge measures
+    "protocol",          # the launcher broke the judge's protocol (bad message, silence)
     "timeout",           # killed at the time limit
-    "crashed",           # the worker died without writing its result (signal, OOM …)
+    "crashed",           # the launcher died before the judge was done (signal, OOM …)
     "internal",          # a fault of the sandbox itself
 )
+
+
+# error kinds that mean "computed something, but not what was asked": verdict "incorrect"
+INCORRECT_KINDS = ("mismatch", "torch_ops", "no_kernel", "side_stream", "input_modified",
+                   "impossible_time", "early_done", "background_work")
+
+
+class Fault(Exception):
+    """A fault found while judging a run: becomes error_kind, error and error_line."""
+
+    def __init__(self, kind: str, message: str, line: int | None = None, mismatch=None):
+        super().__init__(message)
+        self.kind, self.message, self.line, self.mismatch = kind, message, line, mismatch
 
 
 @dataclass
@@ -72,6 +89,17 @@ class KernelReport:
     p90_us: float | None = None
     repetitions: int = 0
     timing_note: str = ""
+    claimed_median_us: float | None = None   # the launcher's own CUDA events: a claim, never the figure
+    batches_us: list[float] = field(default_factory=list)   # per-call time of each timed batch
+    calls_per_batch: int = 0
+    batch_fixed_us: float | None = None    # null batch, clamped, removed from every batch
+    null_batch_us: float | None = None     # median null batch before the clamp
+    flush_us: float | None = None          # one L2 flush as the judge measured it alone
+    idle_probe_us: float | None = None     # the judge's tiny kernel + sync before the last batch
+    correctness_judged: bool = True        # False in free mode: declared by the module
+    precheck: bool = True                  # whether the static pre-check ran
+    gpu_index: int | None = None           # the GPU of the host that ran it
+    judge_note: str = ""                   # how the judge ran (its uid, non-dumpable)
     bytes_counted: int | None = None
     bytes_note: str = ""
     flops: int | None = None
@@ -94,7 +122,7 @@ class KernelReport:
     diagnosis: list[dict[str, Any]] | None = None
     stderr_tail: str = ""
     wall_s: float | None = None
-    phases_s: dict[str, float] = field(default_factory=dict)   # worker: load, checks, timing …
+    phases_s: dict[str, float] = field(default_factory=dict)   # judge: load, checks, timing …
     versions: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -126,3 +154,5 @@ class RunOptions:
     run_timeout_s: float | None = None
     on_position: Callable[[int], None] | None = None   # told its place in the GPU queue
     profile: bool = False          # GPU and correct: one ncu pass and a diagnosis (part 2)
+    precheck: bool = True          # the static pre-check (defence in depth); off: tests and
+                                   # the acceptance run, which show the judge holds alone

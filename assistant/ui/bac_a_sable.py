@@ -23,7 +23,6 @@ from assistant.ui.services import Services, french_error
 
 _STARTS = [("Squelette à compléter", "template"), ("Solution naïve (à améliorer)", "naive")]
 _HEADERS = ["Mesure", "Valeur", "Conditions"]
-_MAX_SOURCE = 100_000
 
 
 def _exercises():
@@ -92,14 +91,10 @@ def build(services: Services) -> dict:
 
     async def run(source, name, dt, request: gr.Request = None):
         empty = ("", gr.update(visible=False), "", "", gr.update(visible=False), "")
-        if not name:
-            yield ("⚠ Choisissez d'abord un exercice.",) + empty
-            return
-        if not (source or "").strip():
-            yield ("⚠ Le code est vide : chargez le squelette de l'exercice et complétez-le.",) + empty
-            return
-        if len(source) > _MAX_SOURCE:
-            yield (f"⚠ Le code est trop long ({len(source):,} caractères ; {_MAX_SOURCE:,} au plus).".replace(",", " "),) + empty
+        from sandbox.validate import validate_request
+        problems = validate_request(source or "", name, dt or None)
+        if problems:   # the library's checks (exercise, dtype, size, syntax), French messages
+            yield ("⚠ " + problems[0].message[:1].upper() + problems[0].message[1:] + ".",) + empty
             return
         from sandbox.records import RunOptions
         loop = asyncio.get_running_loop()
@@ -153,7 +148,7 @@ def build(services: Services) -> dict:
         items = report.diagnosis or (report.profile or {}).get("diagnosis")
         if items is None and report.mode == "gpu" and report.correct:
             try:
-                from sandbox.diagnosis import diagnose
+                from sandbox.profile import diagnose
                 items = diagnose(report.profile, report=report.to_dict())
             except Exception:
                 items = None

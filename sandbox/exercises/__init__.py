@@ -1,7 +1,10 @@
 """The sandbox's exercises: what a submission must compute, on which shapes, and how it is judged.
 
 Public entry: ``get_exercise(name) -> Exercise`` (French or English name), and
-``list_exercises()``. The submission contract, in the spirit of gpu-mode/reference-kernels:
+``list_exercises()``; the checker ``compare(got, expected, rtol, atol, context)`` (where and
+by how much a result is wrong, in French) and the formatters ``fmt_int``, ``fmt_shape``.
+The references here are trusted code: the judge (``sandbox.judge``) runs them, never the
+submission's. The submission contract, in the spirit of gpu-mode/reference-kernels:
 the user's module defines ``@triton.jit`` kernel(s) and a launcher
 ``custom_kernel(*inputs, out)`` that writes the result into ``out``, a tensor Tuile
 allocates and poisons with NaN before every call. Tuile owns the input generator, the
@@ -76,3 +79,6 @@ def get_exercise(name: str) -> Exercise:
             return ex
     known = ", ".join(ex.name for ex in _registry().values())
     raise UnknownExercise(f"exercice inconnu : « {name} » ; exercices connus : {known}")
+
+
+from sandbox.exercises._check import compare, fmt_int, fmt_shape  # noqa: E402  (public names)

@@ -32,11 +32,11 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.isolation import Limits, _namespace_flags, run_isolated
+from sandbox.jail import Limits, namespace_flags, run_isolated
 from sandbox.precheck import precheck
 
 REPO = Path(__file__).resolve().parents[2]
-HAS_NS = bool(_namespace_flags())
+HAS_NS = bool(namespace_flags())
 FRENCH = ("interdit", "refusé", "dépassé", "tronquée", "délai", "limite", "mémoire")
 
 # The payload every escape tries once it holds a module: read the secret, write outside

@@ -1,4 +1,4 @@
-"""Each isolation layer of sandbox.isolation, tested on its own with a real child process.
+"""Each isolation layer of sandbox.jail, tested on its own with a real child process.
 
 These run the child code directly through ``run_isolated`` (no pre-check), so they show
 what the runtime layers hold by themselves. Layers the host does not grant are skipped
@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.isolation import (Limits, _can_drop_uid, _namespace_flags, isolation_layers,
-                               mark_phase, run_isolated)
+from sandbox.jail import (Limits, can_drop_uid, isolation_layers, mark_phase,
+                          namespace_flags, run_isolated)
 
 REPO = Path(__file__).resolve().parents[2]
-HAS_NS = bool(_namespace_flags())
+HAS_NS = bool(namespace_flags())
 needs_ns = pytest.mark.skipif(not HAS_NS, reason="pas d'espaces de noms sur cet hôte")
 FAST = Limits(compile_timeout_s=20, run_timeout_s=20, cpu_time_s=20,
               memory_bytes=1 << 30)
@@ -49,7 +49,7 @@ def _processes_with(marker: str) -> list[int]:
 
 def test_plain_run_and_phases(tmp_path):
     r = run_py(tmp_path, """
-        from sandbox.isolation import mark_phase
+        from sandbox.jail import mark_phase
         mark_phase("compile"); print("bonjour"); mark_phase("run"); mark_phase("done")
     """)
     assert r.returncode == 0, r.stderr
@@ -61,20 +61,20 @@ def test_mark_phase_outside_sandbox_is_a_no_op():
     mark_phase("compile")
 
 
-@pytest.mark.parametrize("phase,limits", [
-    ("compile", Limits(compile_timeout_s=1.0, run_timeout_s=30)),
-    ("run", Limits(compile_timeout_s=30, run_timeout_s=1.0)),
+@pytest.mark.parametrize("phase,limits,said", [
+    ("compile", Limits(compile_timeout_s=1.0, run_timeout_s=30), "pendant le chargement"),
+    ("run", Limits(compile_timeout_s=30, run_timeout_s=1.0), "pendant l'exécution (limite 1\u00a0s)"),
 ])
-def test_compile_and_run_limits_are_separate(tmp_path, phase, limits):
+def test_compile_and_run_limits_are_separate(tmp_path, phase, limits, said):
     r = run_py(tmp_path, f"""
         import time
-        from sandbox.isolation import mark_phase
+        from sandbox.jail import mark_phase
         mark_phase("compile")
         {"mark_phase('run')" if phase == "run" else ""}
         while True: pass
     """, limits)
     assert r.timed_out and r.phase == phase
-    assert "délai dépassé" in r.killed_reason and phase in r.killed_reason
+    assert r.killed_reason.startswith("délai dépassé " + said), r.killed_reason
     assert r.wall_s < 8
 
 
@@ -228,7 +228,7 @@ def test_filesystem_read_only_and_hidden(tmp_path):
     assert (tmp_path / "scratch" / "ok.txt").read_text() == "dans scratch"
 
 
-@pytest.mark.skipif(not _can_drop_uid(), reason="pas de changement d'uid sur cet hôte")
+@pytest.mark.skipif(not can_drop_uid(), reason="pas de changement d'uid sur cet hôte")
 def test_runs_as_an_unprivileged_uid(tmp_path):
     r = run_py(tmp_path, "import os; print(os.getuid(), os.geteuid(), os.getgroups())")
     uid, euid, *_ = r.stdout.split()

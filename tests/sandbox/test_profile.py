@@ -1,7 +1,7 @@
 """Profiler feedback: parsing ncu's raw CSV, the figures kept, and the French diagnosis.
 
 The fixtures are ncu 2025 output recorded on the H200 (transposition 8192 × 8192 fp32,
-one launch, --clock-control none), cut to the metrics that profile.py reads.
+one launch, --clock-control none), cut to the metrics that sandbox.profile reads.
 """
 from __future__ import annotations
 
@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.diagnosis import LINKS, diagnose
-from sandbox.profile import parse_ncu_csv, profile_submission, summarise
+from sandbox.profile import LINKS, diagnose, parse_ncu_csv, profile_submission, summarise
 
 FIX = Path(__file__).parent / "ncu_fixtures"
 IDEAL = 2 * 8192 * 8192 * 4
@@ -50,7 +49,7 @@ def test_naive_transpose_names_uncoalesced_stores_and_excess_traffic():
     assert "32,0 secteurs" in st["detail"] and st["severity"] == "alerte"
     assert LINKS["secteurs"] in st["links"] and LINKS["naive"] in st["links"]
     ex = by["trafic_excessif"]
-    assert "1,33 fois l'idéal" in ex["detail"] and "175 Mo en trop" in ex["detail"]
+    assert "1,33 fois l'idéal" in ex["detail"] and "175\u00a0Mo en trop" in ex["detail"]
 
 
 def test_tiled_transpose_names_what_remains():
@@ -119,6 +118,6 @@ def test_small_problem_is_named_from_timing_alone():
     items = diagnose(None, report={"exercise": "libre", "bytes_counted": 8 << 20,
                                    "pct_of_peak": 24.0, "pct_of_copy_ceiling": 27.0})
     by = {i["code"]: i for i in items}
-    assert "8 Mo" in by["probleme_trop_petit"]["detail"]
+    assert "8\u00a0Mo" in by["probleme_trop_petit"]["detail"]
     assert LINKS["vagues"] in by["probleme_trop_petit"]["links"]
     assert "sans_profileur" in by

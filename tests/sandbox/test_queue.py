@@ -117,7 +117,7 @@ def test_a_submission_cannot_hold_the_gpu_past_its_limit(tmp_path):
     limit: a submission that loops forever frees the GPU for the next one."""
     import threading
 
-    from sandbox.isolation import Limits, run_isolated
+    from sandbox.jail import Limits, run_isolated
 
     scratch = tmp_path / "scratch"
     scratch.mkdir()

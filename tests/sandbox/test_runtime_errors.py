@@ -1,5 +1,6 @@
 """Resource errors of a submission reach the report in French, naming the limit; and the
-compile limit covers compilation only (an endless kernel is stopped by the run limit)."""
+compile limit covers compilation only (an endless kernel is stopped by the run limit).
+Numbers are French (decimal comma, U+202F between thousands, U+00A0 before the unit)."""
 from __future__ import annotations
 
 import time
@@ -28,14 +29,14 @@ def test_host_allocator_error_becomes_french_with_the_request():
     exc = _real_host_oom()
     assert "allocate" in str(exc)   # torch's own English text, which must not reach the user
     msg = _errors.translate(exc)
-    assert msg.startswith("mémoire de l'hôte épuisée") and "4194304,0 Gio" in msg
+    assert msg.startswith("mémoire de l'hôte épuisée") and "4\u202f096,0\u00a0Tio" in msg
     assert "allocate" not in msg
 
 
 @pytest.mark.parametrize("exc,fragments", [
     (MemoryError(), ["mémoire de l'hôte épuisée"]),
-    (torch.OutOfMemoryError(_GPU_OOM), ["mémoire du GPU épuisée", "8,00 Gio",
-                                        "139,81 Gio", "3,12 Gio libres"]),
+    (torch.OutOfMemoryError(_GPU_OOM), ["mémoire du GPU épuisée", "8,00\u00a0Gio",
+                                        "139,81\u00a0Gio", "3,12\u00a0Gio libres"]),
     (RuntimeError("CUDA error: out of memory\nCUDA kernel errors might be asynchronously "
                   "reported"), ["mémoire épuisée côté CUDA", "pin_memory"]),
     (RuntimeError("CUDA error: an illegal memory access was encountered"),
@@ -43,6 +44,10 @@ def test_host_allocator_error_becomes_french_with_the_request():
     (RuntimeError("Triton Error [CUDA]: misaligned address"), ["accès mémoire illégal"]),
     (RuntimeError("CUDA error: device-side assert triggered"), ["assertion du noyau"]),
     (RuntimeError("CUDA error: unspecified launch failure"), ["le noyau a planté"]),
+    (BlockingIOError(11, "Resource temporarily unavailable"), ["limite de processus atteinte"]),
+    (RuntimeError("can't start new thread"), ["limite de processus atteinte", "os.fork"]),
+    (RuntimeError("Cannot re-initialize CUDA in forked subprocess. To use CUDA with "
+                  "multiprocessing, you must use the 'spawn' start method"), ["os.fork"]),
 ])
 def test_runtime_errors_translated(exc, fragments):
     msg = _errors.translate(exc)
@@ -51,7 +56,13 @@ def test_runtime_errors_translated(exc, fragments):
         assert f in msg, msg
 
 
-@pytest.mark.parametrize("exc", [ValueError("x"), RuntimeError("shape mismatch"), KeyError("k")])
+# Every CUDA error torch raises carries this sentence; it is not an assertion.
+_DSA = ("CUDA error: initialization error\nCUDA kernel errors might be asynchronously reported"
+        "\nCompile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.")
+
+
+@pytest.mark.parametrize("exc", [ValueError("x"), RuntimeError("shape mismatch"), KeyError("k"),
+                                 RuntimeError(_DSA)])
 def test_other_errors_left_alone(exc):
     assert _errors.translate(exc) is None
 
@@ -64,7 +75,7 @@ def test_host_memory_limit_named_end_to_end(tmp_path, monkeypatch):
         mode="interpreter", all_dtypes=False, scratch_root=str(tmp_path)))
     assert report.error_kind == "runtime", (report.error_kind, report.error)
     assert report.error.startswith("ligne 5 : mémoire de l'hôte épuisée"), report.error
-    assert "1,0 Gio" in report.error and "256 Mio" in report.error, report.error
+    assert "1,0\u00a0Gio" in report.error and "256\u00a0Mio" in report.error, report.error
     assert "allocate" not in report.error
 
 
@@ -77,5 +88,5 @@ def test_endless_kernel_stopped_by_run_limit_not_compile_limit(tmp_path):
         mode="interpreter", all_dtypes=False, compile_timeout_s=60, run_timeout_s=3,
         scratch_root=str(tmp_path)))
     assert report.timed_out and report.error_kind == "timeout"
-    assert "« run »" in report.error and "3 s" in report.error, report.error
+    assert "pendant l'exécution" in report.error and "3\u00a0s" in report.error, report.error
     assert time.monotonic() - t0 < 45   # far below the 60 s compile limit

@@ -1,10 +1,10 @@
-"""The child side of ``isolation.run_isolated``: build the jail, then run the submission.
+"""The child side of ``sandbox.jail.run_isolated``: build the jail, then run the submission.
 
-Run by ``run_isolated`` as ``python -I -S sandbox/_jail.py --tuile-jail CONFIG_JSON``,
+Run by ``run_isolated`` as ``python -I -S sandbox/jail/child.py --tuile-jail CONFIG_JSON``,
 under ``unshare`` (new network, mount and PID namespaces) when the host allows it, as
 root or as the mapped root of a user namespace. Standard library only, and nothing
-imported from the sandbox package (``-I`` keeps the package's directory off sys.path,
-so ``sandbox/profile.py`` cannot shadow the standard ``profile``).
+imported from the sandbox package: it runs before the jail exists, and ``-I`` keeps its
+own directory off sys.path (so no module of ``sandbox/jail`` can shadow a standard one).
 
 Steps: join the run's cgroup; build a new root (tmpfs + read-only binds, fresh /proc,
 minimal /dev, small /tmp, scratch writable) and pivot into it; fork; the child sets the
@@ -23,7 +23,7 @@ import resource
 import signal
 import sys
 
-JAIL_FLAG = "--tuile-jail"
+JAIL_FLAG = "--tuile-jail"   # the same as spec.JAIL_FLAG (this file is run, not imported)
 
 _MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 1, 2, 4, 8
 _MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = 32, 4096, 16384, 1 << 18

@@ -1,8 +1,8 @@
-"""Watch one call of a submission's launcher, and turn its failures into French faults.
+"""Watch one call of a submission's ``custom_kernel``, and turn its failures into French faults.
 
 Public entry: ``Guard(submission_file, stream_id, default_stream_id, on_first_compile)``;
 ``on_first_compile`` is called once, after the first kernel launched under watch is
-compiled and before it runs (the worker marks phase "run" there); ``guard.call(fn,
+compiled and before it runs (the launcher marks phase "run" there); ``guard.call(fn,
 args)`` runs the launcher while counting the Triton launches of the submission's own
 kernels (``JITFunction.run`` and the interpreter's ``InterpretedFunction.run`` are
 wrapped), noting any launch on a CUDA stream other than the default one, and recording
@@ -12,9 +12,10 @@ progress, since the interpreter and the autotuner use PyTorch themselves).
 maps an exception to a fault with the line in the submission (Triton's compile errors
 count lines from the kernel's ``def``).
 
-Limits: this runs in the submission's own process; a submission that reaches
-``torch._C`` or patches triton can blind it. The static pre-check refuses both; the
-isolation layers are the boundary.
+Limits: this runs in the launcher, the submission's own process; a submission that
+reaches ``torch._C`` or patches triton can blind it. It is defence in depth only: its
+findings are claims the judge accepts as failures, never as a pass (the judge checks
+every output itself, see ``sandbox.judge``).
 """
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ import re
 import traceback
 
 from sandbox import _errors
+from sandbox.records import Fault
 
 # PyTorch ops a launcher may use: allocations and views. Anything else computes or writes.
 _ALLOWED_OPS = frozenset({
@@ -33,14 +35,6 @@ _ALLOWED_OPS = frozenset({
     "resolve_neg", "is_same_size", "sym_size", "sym_stride", "sym_numel",
     "sym_storage_offset", "is_contiguous", "_has_compatible_shallow_copy_type",
 })
-
-
-class Fault(Exception):
-    """A user fault found by the worker: becomes error_kind, error and error_line."""
-
-    def __init__(self, kind: str, message: str, line: int | None = None, mismatch=None):
-        super().__init__(message)
-        self.kind, self.message, self.line, self.mismatch = kind, message, line, mismatch
 
 
 # ---------------------------------------------------------------- the guard
@@ -120,7 +114,7 @@ class Guard:
                     # Compile without launching (``run(warmup=True)``, the path of
                     # ``JITFunction.warmup``: compile and cache, skip the launch, the same
                     # code in the triton 3.6.0 and 3.9 sources; the interpreter's run
-                    # returns at once on warmup), then tell the worker, so that
+                    # returns at once on warmup), then tell the launcher, so that
                     # the compile limit covers compilation only and a kernel that never ends
                     # is stopped by the run limit, named as such.
                     hook, guard.on_first_compile = guard.on_first_compile, None

@@ -1,7 +1,7 @@
 """From profiler figures (and timing alone when there are none) to a French diagnosis.
 
 Public entry: ``diagnose(profile, *, report=None) -> list[dict]``. ``profile`` is what
-``profile.profile_submission`` returns (``available`` False when ncu was missing);
+``profile_submission`` returns (``available`` False when ncu was missing);
 ``report`` is the timing record as a dict (``KernelReport.to_dict()``) or None. Each item:
 ``{"code", "severity" ("alerte"|"info"|"ok"), "title", "detail", "figures", "links"}``,
 with ``links`` into the guide (chapter file + anchor), so the learner reads the section
@@ -9,8 +9,9 @@ that teaches the fix. Thresholds are named below with the measurement that set t
 """
 from __future__ import annotations
 
-import re
 from typing import Any
+
+from sandbox.french import fr_number, fr_typo
 
 _COAL = "03-performance/02-acces-coalesces.md"
 _OCC = "03-performance/03-occupancy.md"
@@ -78,18 +79,18 @@ _STALL_FR = {
 
 
 def _item(code, severity, title, detail, figures, *links) -> dict[str, Any]:
-    detail = re.sub(r"(\d)\.(\d)", r"\1,\2", detail)   # French decimal comma
-    return {"code": code, "severity": severity, "title": title, "detail": detail,
+    return {"code": code, "severity": severity, "title": fr_typo(title),
+            "detail": fr_typo(detail),
             "figures": figures, "links": [LINKS[k] for k in links]}
 
 
 def _n(x: float) -> str:
     """12 345 678: French thousands separator (narrow no-break space)."""
-    return f"{x:,.0f}".replace(",", "\u202f")
+    return fr_number(x, 0)
 
 
 def _fmt_bytes(n: float) -> str:
-    return f"{n / 1e6:.0f} Mo" if n < 1e9 else f"{n / 1e9:.2f} Go"
+    return f"{fr_number(n / 1e6, 0)}\u00a0Mo" if n < 1e9 else f"{fr_number(n / 1e9, 2)}\u00a0Go"
 
 
 def diagnose(profile: dict[str, Any] | None, *, report: dict[str, Any] | None = None
@@ -121,10 +122,11 @@ def diagnose(profile: dict[str, Any] | None, *, report: dict[str, Any] | None = 
                 links = ["secteurs", "pas"] + (["naive", "tuilee"] if "transpos" in exercise else [])
                 items.append(_item(
                     f"{word}_non_coalesces", "alerte", f"{kind.capitalize()} non coalescées",
-                    f"Les {kind} en mémoire globale touchent {spr:.1f} secteurs de 32 octets "
-                    f"par requête ({_n(sec)} secteurs pour {_n(req)} requêtes), contre "
-                    f"{_IDEAL_SECTORS_PER_REQUEST:.0f} au plus pour des accès contigus d'un "
-                    f"warp : les fils voisins d'un warp {'écrivent' if word == 'store' else 'lisent'} "
+                    f"Les {kind} en mémoire globale touchent {fr_number(spr, 1)} secteurs de "
+                    f"32 octets par requête ({_n(sec)} secteurs pour {_n(req)} requêtes), "
+                    f"contre {fr_number(_IDEAL_SECTORS_PER_REQUEST, 0)} au plus pour des "
+                    f"accès contigus d'un warp : les fils voisins d'un warp "
+                    f"{'écrivent' if word == 'store' else 'lisent'} "
                     "à des adresses éloignées, chacun dans son propre secteur.", figs, *links))
     if ideal and read is not None and written is not None:
         moved = read + written
@@ -136,18 +138,18 @@ def diagnose(profile: dict[str, Any] | None, *, report: dict[str, Any] | None = 
                 "trafic_excessif", "alerte", "Trafic DRAM excessif",
                 f"Le noyau a déplacé {_fmt_bytes(moved)} ({_fmt_bytes(read)} lus, "
                 f"{_fmt_bytes(written)} écrits) pour {_fmt_bytes(ideal)} nécessaires, soit "
-                f"{ratio:.2f} fois l'idéal ({_fmt_bytes(moved - ideal)} en trop) : des "
+                f"{fr_number(ratio, 2)} fois l'idéal ({_fmt_bytes(moved - ideal)} en trop) : des "
                 "secteurs sont chargés ou écrits plusieurs fois.",
                 figs, "secteurs", "bande_passante"))
         else:
             items.append(_item("trafic_ideal", "ok", "Trafic DRAM proche de l'idéal",
                                f"{_fmt_bytes(moved)} déplacés pour {_fmt_bytes(ideal)} "
-                               f"nécessaires ({ratio:.2f} fois l'idéal).",
+                               f"nécessaires ({fr_number(ratio, 2)} fois l'idéal).",
                                figs, "bande_passante"))
     conf = (m.get("shared_bank_conflicts_ld") or 0) + (m.get("shared_bank_conflicts_st") or 0)
     shreq = m.get("shared_requests")
     if conf and (not shreq or conf / shreq > _BANK_CONFLICTS_PER_REQUEST):
-        per = f" ({conf / shreq:.2f} par requête)" if shreq else ""
+        per = f" ({fr_number(conf / shreq, 2)} par requête)" if shreq else ""
         items.append(_item("conflits_de_banques", "alerte", "Conflits de banques en mémoire partagée",
                            f"{_n(conf)} conflits de banques{per} : plusieurs fils d'un warp "
                            "visent la même banque de 4 octets à des adresses différentes.",
@@ -156,14 +158,14 @@ def diagnose(profile: dict[str, Any] | None, *, report: dict[str, Any] | None = 
     occ, waves = m.get("achieved_occupancy_pct"), m.get("waves_per_sm")
     if waves is not None and waves < _FEW_WAVES:
         items.append(_item("trop_peu_de_blocs", "alerte", "Trop peu de blocs pour le GPU",
-                           f"La grille ne remplit que {waves:.2f} vague sur les SM : une partie "
-                           "du GPU reste inactive (problème trop petit ou blocs trop gros).",
+                           f"La grille ne remplit que {fr_number(waves, 2)} vague sur les SM : "
+                           "une partie du GPU reste inactive (problème trop petit ou blocs trop gros).",
                            {"waves_per_sm": waves, "grid_size": m.get("grid_size")},
                            "vagues"))
     if occ is not None and occ < _LOW_OCCUPANCY_PCT:
         items.append(_item("occupancy_faible", "info", "Occupancy faible",
-                           f"{occ:.0f} % des warps possibles sont actifs en moyenne : moins de "
-                           "warps pour masquer la latence de la mémoire. "
+                           f"{fr_number(occ, 0)} % des warps possibles sont actifs en moyenne : "
+                           "moins de warps pour masquer la latence de la mémoire. "
                            + _occ_limit_text(m), {"achieved_occupancy_pct": occ,
                                                    "theoretical_occupancy_pct": m.get("theoretical_occupancy_pct")},
                            "occupancy", "limite_occupancy"))
@@ -171,7 +173,7 @@ def diagnose(profile: dict[str, Any] | None, *, report: dict[str, Any] | None = 
     if stalls:
         top = sorted(((k, v) for k, v in stalls.items() if k != "selected"),
                      key=lambda kv: -kv[1])[:3]
-        text = " ; ".join(f"{_STALL_FR.get(k, k)} : {v:.1f}" for k, v in top)
+        text = " ; ".join(f"{_STALL_FR.get(k, k)} : {fr_number(v, 1)}" for k, v in top)
         items.append(_item("raisons_de_blocage", "info", "Principales raisons de blocage des warps",
                            f"Warps bloqués, en moyenne, pour chaque instruction émise : {text}.",
                            {"stalls": dict(top)}, "blocages"))
@@ -181,7 +183,7 @@ def diagnose(profile: dict[str, Any] | None, *, report: dict[str, Any] | None = 
                                           "trafic_excessif"}:
         copy = report.get("copy_ceiling_gbps")
         peak = report.get("peak_gbps_card") or report.get("peak_gbps_datasheet")
-        ceiling = (f" ; une simple copie atteint {100 * copy / peak:.1f} % du pic sur cette "
+        ceiling = (f" ; une simple copie atteint {fr_number(100 * copy / peak, 1)} % du pic sur cette "
                    "carte (plafond de copie)" if copy and peak else
                    " ; sur notre H200 une simple copie plafonne à 88 % du pic")
         links = ["hors_atteinte", "bande_passante", "metriques"] if "transpos" in exercise \
@@ -189,12 +191,13 @@ def diagnose(profile: dict[str, Any] | None, *, report: dict[str, Any] | None = 
         items.append(_item("ce_qui_reste", "info", "Ce qui reste : l'efficacité de la DRAM",
                            f"Accès coalescés et trafic proche de l'idéal : ce qui sépare ce noyau "
                            f"de 100 % est l'efficacité de la DRAM elle-même. ncu mesure "
-                           f"{pct:.1f} % du débit DRAM maximal pendant le noyau{ceiling}.",
+                           f"{fr_number(pct, 1)} % du débit DRAM maximal pendant le "
+                           f"noyau{ceiling}.",
                            {"dram_throughput_pct": pct, "copy_ceiling_gbps": copy,
                             "peak_gbps": peak}, *links))
     elif pct is not None:
         items.append(_item("debit_dram", "info", "Débit DRAM mesuré par le profileur",
-                           f"{pct:.1f} % du débit DRAM maximal soutenu pendant le noyau "
+                           f"{fr_number(pct, 1)} % du débit DRAM maximal soutenu pendant le noyau "
                            "(chiffre de ncu, une seule exécution, pour expliquer ; le score "
                            "vient du chronométrage).", {"dram_throughput_pct": pct}, "metriques"))
     return items
@@ -208,7 +211,7 @@ def _occ_limit_text(m: dict[str, Any]) -> str:
     worst = min(lim, key=lim.get)
     names = {"registers": "les registres", "shared_mem": "la mémoire partagée",
              "warps": "la taille des blocs", "blocks": "le nombre de blocs par SM"}
-    return f"Ce qui la limite ici : {names[worst]} ({lim[worst]:.0f} blocs par SM au plus)."
+    return f"Ce qui la limite ici : {names[worst]} ({fr_number(lim[worst], 0)} blocs par SM au plus)."
 
 
 def _from_timing(report: dict[str, Any]) -> list[dict[str, Any]]:
@@ -230,7 +233,8 @@ def _from_timing(report: dict[str, Any]) -> list[dict[str, Any]]:
     if pct_copy >= _NEAR_CEILING * 100:
         links = ["hors_atteinte", "bande_passante"] if transpose else ["bande_passante"]
         out.append(_item("proche_du_plafond", "ok", "Proche du plafond de copie",
-                         f"{pct_peak:.1f} % du pic de la carte, {pct_copy:.1f} % d'une simple "
+                         f"{fr_number(pct_peak, 1)} % du pic de la carte, "
+                         f"{fr_number(pct_copy, 1)} % d'une simple "
                          "copie mesurée sur la même carte : ce qui reste tient à la DRAM "
                          "elle-même (rafraîchissement, changements de sens lecture/écriture), "
                          "pas au noyau.", figs, *links))
@@ -238,7 +242,8 @@ def _from_timing(report: dict[str, Any]) -> list[dict[str, Any]]:
         links = ["tuilee", "tl_trans"] if transpose else ["secteurs", "bande_passante"]
         out.append(_item("loin_du_plafond", "alerte" if pct_copy < 50 else "info",
                          "Loin du plafond de copie",
-                         f"{pct_peak:.1f} % du pic de la carte, {pct_copy:.1f} % d'une simple "
+                         f"{fr_number(pct_peak, 1)} % du pic de la carte, "
+                         f"{fr_number(pct_copy, 1)} % d'une simple "
                          "copie de la même taille : la marge vient des accès mémoire du noyau.",
                          figs, *links))
     return out

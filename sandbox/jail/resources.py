@@ -1,33 +1,32 @@
-"""Resource limits of ``isolation.run_isolated``: rlimits, the cgroup, disk and memory checks.
+"""Resource limits of a jailed run: rlimits, the cgroup, the parent's disk checks.
 
-Private helpers of ``sandbox.isolation`` (its docstring says what is and is not isolated):
-the rlimit table the jail applies in the child; the per-run cgroup (v2, else v1) with its
-memory and process caps; the parent's checks of scratch (total size, entry count) and of
-the tree's RSS when there is no cgroup; the French reason for a child's abnormal exit.
+Used by ``run`` (the docstring of ``sandbox.jail`` says what is and is not isolated):
+the rlimit table the child script applies before it execs the submission; the per-run
+cgroup (v2, else v1) with its memory and process caps; the parent's checks of scratch
+(total size, entry count) and whether a file reached RLIMIT_FSIZE.
 """
 from __future__ import annotations
 
 import os
 import resource
-import signal
 import time
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from sandbox.isolation import Limits
+from sandbox.french import fr_bytes, fr_number, fr_typo
+from sandbox.jail.procs import kill
+from sandbox.jail.spec import Limits
 
 _CGROUP_ROOT = Path("/sys/fs/cgroup")
 # RLIMIT_DATA (heap) is the first memory cap; the cgroup, which also counts code pages,
 # page cache and tmpfs, sits this much above it. With both equal, a hog stopped at its
 # heap limit left the cgroup full and its exit spent > 6 s evicting pages (cgroup v1).
-_CGROUP_HEADROOM = 1 << 30
+CGROUP_HEADROOM = 1 << 30
 _SCRATCH_MAX_ENTRIES = 20000   # a Triton cache holds a few files per kernel
 
 
 @lru_cache(maxsize=1)
-def _cgroup_kind() -> str:
+def cgroup_kind() -> str:
     if os.geteuid() != 0 or os.environ.get("TUILE_SANDBOX_NO_CGROUP"):
         return ""
     v2 = _CGROUP_ROOT / "cgroup.controllers"
@@ -39,25 +38,25 @@ def _cgroup_kind() -> str:
     return ""
 
 
-class _Cgroup:
+class Cgroup:
     """A cgroup holding one run: memory and process caps, kill and OOM check."""
 
     def __init__(self, name: str, limits: Limits):
-        self.kind = _cgroup_kind()
+        self.kind = cgroup_kind()
         self.dirs: list[Path] = []
         try:
             if self.kind == "v2":
                 d = _CGROUP_ROOT / name
                 d.mkdir()
                 self.dirs = [d]
-                (d / "memory.max").write_text(str(limits.memory_bytes + _CGROUP_HEADROOM))
+                (d / "memory.max").write_text(str(limits.memory_bytes + CGROUP_HEADROOM))
                 (d / "memory.swap.max").exists() and (d / "memory.swap.max").write_text("0")
                 (d / "pids.max").exists() and (d / "pids.max").write_text(str(limits.max_processes))
             elif self.kind == "v1":
                 mem = _CGROUP_ROOT / "memory" / name
                 mem.mkdir()
                 self.dirs = [mem]
-                (mem / "memory.limit_in_bytes").write_text(str(limits.memory_bytes + _CGROUP_HEADROOM))
+                (mem / "memory.limit_in_bytes").write_text(str(limits.memory_bytes + CGROUP_HEADROOM))
                 pids = _CGROUP_ROOT / "pids" / name
                 if (_CGROUP_ROOT / "pids").is_dir():
                     pids.mkdir()
@@ -91,6 +90,18 @@ class _Cgroup:
                     pass
         return False
 
+    def pids_limit_hit(self) -> bool:
+        """Whether a fork was refused at ``pids.max`` (the "max" count of pids.events)."""
+        for d in self.dirs:
+            try:
+                for line in (d / "pids.events").read_text().splitlines():
+                    k, _, v = line.partition(" ")
+                    if k == "max" and int(v) > 0:
+                        return True
+            except (OSError, ValueError):
+                pass
+        return False
+
     def kill_all(self) -> None:
         for d in self.dirs:
             if (d / "cgroup.kill").exists():
@@ -100,7 +111,7 @@ class _Cgroup:
                     pass
             try:
                 for pid in (d / "cgroup.procs").read_text().split():
-                    _kill(int(pid))
+                    kill(int(pid))
             except OSError:
                 pass
 
@@ -116,19 +127,11 @@ class _Cgroup:
                     time.sleep(0.02)
 
 
-def _kill(pid: int) -> None:
-    try:
-        os.kill(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
-def _memory_reason(limits: Limits) -> str:
-    return (f"mémoire de l'hôte dépassée (limite "
-            f"{limits.memory_bytes / 2**30:.1f} Gio) : processus arrêté")
 
 
-def _rlimit_table(limits: Limits) -> list[tuple[int, int]]:
+def rlimit_table(limits: Limits) -> list[tuple[int, int]]:
     table = [(resource.RLIMIT_CPU, limits.cpu_time_s),
              (resource.RLIMIT_NOFILE, limits.max_open_files),
              (resource.RLIMIT_FSIZE, limits.max_file_bytes),
@@ -146,27 +149,27 @@ def _scratch_cap(limits: Limits) -> int:
     return max(16 * limits.max_file_bytes, 1 << 30)
 
 
-def _scratch_overflow(scratch: Path, limits: Limits) -> str:
+def scratch_overflow(scratch: Path, limits: Limits) -> str:
     """scratch lives on the host's disk: cap its total size and its number of entries
     (checked twice a second, so a fast writer may pass the cap by about 1 GB)."""
     total, count = 0, 0
     for dirpath, dirnames, filenames in os.walk(scratch):
         count += len(dirnames) + len(filenames)
         if count > _SCRATCH_MAX_ENTRIES:
-            return (f"trop de fichiers dans l'espace de travail (plus de "
-                    f"{_SCRATCH_MAX_ENTRIES}) : processus arrêté")
+            return fr_typo(f"trop de fichiers dans l'espace de travail (plus de "
+                           f"{fr_number(_SCRATCH_MAX_ENTRIES, 0)}) : processus arrêté")
         for name in filenames:
             try:
                 total += os.lstat(os.path.join(dirpath, name)).st_blocks * 512
             except OSError:
                 pass
     if total > _scratch_cap(limits):
-        return (f"espace disque de travail dépassé (limite {_scratch_cap(limits) >> 20} Mio) : "
-                "processus arrêté")
+        return fr_typo(f"espace disque de travail dépassé (limite "
+                       f"{fr_bytes(_scratch_cap(limits))}) : processus arrêté")
     return ""
 
 
-def _file_at_limit(scratch: Path, limits: Limits) -> bool:
+def file_at_limit(scratch: Path, limits: Limits) -> bool:
     for dirpath, _, filenames in os.walk(scratch):
         for name in filenames:
             try:
@@ -177,52 +180,6 @@ def _file_at_limit(scratch: Path, limits: Limits) -> bool:
     return False
 
 
-def _pids(*, uid: int | None = None, pgid: int | None = None) -> list[int]:
-    """Live processes owned by ``uid``, or else in process group ``pgid``, from /proc."""
-    found = []
-    for d in os.listdir("/proc"):
-        if not d.isdigit():
-            continue
-        try:
-            if (os.stat(f"/proc/{d}").st_uid == uid if uid is not None
-                    else os.getpgid(int(d)) == pgid):
-                found.append(int(d))
-        except OSError:
-            pass
-    return found
 
 
-def _tree_rss(uid: int | None, pgid: int) -> int:
-    total = 0
-    for pid in _pids(uid=uid, pgid=pgid):
-        try:
-            for line in open(f"/proc/{pid}/status"):
-                if line.startswith("VmRSS:"):
-                    total += int(line.split()[1]) * 1024
-        except (OSError, ValueError):
-            pass
-    return total
 
-
-def _exit_reason(rc: int, stderr: str, limits: Limits) -> str:
-    # The jail reports a fatal signal n as exit status 128 + n.
-    sig = -rc if rc < 0 else rc - 128 if 128 < rc < 160 else 0
-    if sig == signal.SIGXCPU:
-        return "limite de temps CPU dépassée : processus arrêté"
-    if sig == signal.SIGXFSZ or "File too large" in stderr:
-        return "limite de taille de fichier dépassée (écriture interrompue)"
-    if sig == signal.SIGKILL:
-        return "processus tué (mémoire ou limite atteinte)"
-    tail = stderr[-3000:]
-    if "CUDA out of memory" in tail or "OutOfMemoryError" in tail:
-        return "mémoire du GPU épuisée : allocation refusée"
-    if any(w in tail for w in ("MemoryError", "Cannot allocate memory",
-                               "can't allocate memory")):
-        return (f"mémoire de l'hôte dépassée (limite {limits.memory_bytes / 2**30:.1f} Gio) : "
-                "allocation refusée")
-    if sig:
-        try:
-            return f"processus arrêté par le signal {signal.Signals(sig).name}"
-        except ValueError:
-            return f"processus arrêté par le signal {sig}"
-    return ""

@@ -1,9 +1,9 @@
-"""What the child of ``isolation.run_isolated`` sees: namespaces, filesystem view, uid, env.
+"""What the jailed child sees: namespaces, filesystem view, uid, environment.
 
-Private helpers of ``sandbox.isolation`` (its docstring says what is and is not isolated):
+Used by ``run`` (the docstring of ``sandbox.jail`` says what is and is not isolated):
 whether ``unshare`` grants network, mount and PID namespaces here; the read-only paths the
-jail (``_jail.py``) binds into its new root; the scrubbed environment; the uid of a run and
-the processes it owns; giving scratch back to the server after the run.
+child script (``child.py``) binds into its new root; the scrubbed environment; the uid of
+a run; giving scratch back to the server after the run.
 """
 from __future__ import annotations
 
@@ -17,16 +17,17 @@ import threading
 from functools import lru_cache
 from pathlib import Path
 
-from sandbox._limits import _pids
+from sandbox.jail.procs import pids
 
 _UID_RANGE = (0x7F000000 - 0x10000, 0x7F000000)   # far above any real account's uid
 _UIDS_IN_USE: set[int] = set()
 _UIDS_LOCK = threading.Lock()
-_PACKAGE_DIR = Path(__file__).resolve().parent   # the sandbox package, bound read-only
+# The sandbox package (two levels up from sandbox/jail/namespaces.py), bound read-only.
+_PACKAGE_DIR = Path(__file__).resolve().parent.parent
 
 
 @lru_cache(maxsize=1)
-def _namespace_flags() -> tuple[str, ...]:
+def namespace_flags() -> tuple[str, ...]:
     exe = shutil.which("unshare")
     if not exe or os.environ.get("TUILE_SANDBOX_NO_NAMESPACES"):
         return ()
@@ -44,7 +45,7 @@ _KEEP_ENV = ("PATH", "LANG", "LC_ALL", "CUDA_VISIBLE_DEVICES", "TRITON_INTERPRET
              "PYTHONPATH", "TRITON_LIBCUDA_PATH", "LD_LIBRARY_PATH", "CUDA_HOME")
 
 
-def _child_env(scratch: Path, extra: dict[str, str] | None) -> dict[str, str]:
+def child_env(scratch: Path, extra: dict[str, str] | None) -> dict[str, str]:
     env = {k: os.environ[k] for k in _KEEP_ENV if k in os.environ}
     env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
     env.update({
@@ -57,6 +58,9 @@ def _child_env(scratch: Path, extra: dict[str, str] | None) -> dict[str, str]:
         "CUDA_CACHE_PATH": str(scratch / "cache" / "nv"),
         "PYTHONDONTWRITEBYTECODE": "1",
         "PYTHONUNBUFFERED": "1",
+        # On SIGSEGV, SIGBUS, SIGFPE or SIGABRT Python prints its stack to stderr: the
+        # exit reason gives the submission's line from it.
+        "PYTHONFAULTHANDLER": "1",
         # Threads count against RLIMIT_NPROC / pids.max (64): torch would start one
         # OpenMP thread per core (16 on the H200 host, 128 on larger ones).
         "OMP_NUM_THREADS": "4",
@@ -65,7 +69,7 @@ def _child_env(scratch: Path, extra: dict[str, str] | None) -> dict[str, str]:
     return env
 
 
-def _ro_paths(scratch: Path) -> list[str]:
+def ro_paths(scratch: Path) -> list[str]:
     """Paths the child needs to read: system dirs, the interpreter, the sandbox package."""
     want = ["/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/sys", "/opt/nvidia",
             "/usr/local/nvidia", "/usr/local/cuda", "/etc/alternatives"]
@@ -90,14 +94,14 @@ def _ro_paths(scratch: Path) -> list[str]:
 
 
 @lru_cache(maxsize=1)
-def _can_drop_uid() -> bool:
+def can_drop_uid() -> bool:
     """Root can give the child a uid of its own. Without the mount namespace the child
     sees the host's tree, so the interpreter and the package must be reachable by any
     user (here the interpreter lives under /root, mode 700: without namespaces the uid
     is then kept, and isolation_layers says so)."""
     if os.geteuid() != 0:
         return False
-    if _namespace_flags():
+    if namespace_flags():
         return True
     return all(_world_reachable(p) for p in (os.path.realpath(sys.executable),
                                              str(_PACKAGE_DIR)))
@@ -115,7 +119,7 @@ def _world_reachable(path: str) -> bool:
     return True
 
 
-def _pick_uid() -> int:
+def pick_uid() -> int:
     taken = set()
     try:
         for line in Path("/etc/passwd").read_text().splitlines():
@@ -131,15 +135,15 @@ def _pick_uid() -> int:
 
 
 def _uid_has_processes(uid: int) -> bool:
-    return bool(_pids(uid=uid))
+    return bool(pids(uid=uid))
 
 
-def _release_uid(uid: int | None) -> None:
+def release_uid(uid: int | None) -> None:
     with _UIDS_LOCK:
         _UIDS_IN_USE.discard(uid)
 
 
-def _chown_tree(root: Path, uid: int) -> None:
+def chown_tree(root: Path, uid: int) -> None:
     for dirpath, dirnames, filenames in os.walk(root):
         for name in [dirpath, *(os.path.join(dirpath, n) for n in dirnames + filenames)]:
             try:
@@ -148,7 +152,7 @@ def _chown_tree(root: Path, uid: int) -> None:
                 pass
 
 
-def _reclaim_scratch(scratch: Path, uid: int | None) -> None:
+def reclaim_scratch(scratch: Path, uid: int | None) -> None:
     """Give scratch back to the server and drop what is not a plain file or folder: the
     server reads result files there, and a symlink to a host file or a FIFO that blocks
     the reader must not be what it opens."""

@@ -1,0 +1,5 @@
+import sys
+
+from sandbox.judge.main import main
+
+sys.exit(main())

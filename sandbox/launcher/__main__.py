@@ -1,0 +1,5 @@
+import sys
+
+from sandbox.launcher.serve import main
+
+sys.exit(main())
