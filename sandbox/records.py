@@ -90,6 +90,7 @@ class KernelReport:
     repetitions: int = 0
     timing_note: str = ""
     claimed_median_us: float | None = None   # the launcher's own CUDA events: a claim, never the figure
+    claimed_span_per_call_us: float | None = None   # its events from first flush to last call, / N (a claim)
     batches_us: list[float] = field(default_factory=list)   # per-call time of each timed batch
     calls_per_batch: int = 0
     batch_fixed_us: float | None = None    # null batch, clamped, removed from every batch

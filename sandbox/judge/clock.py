@@ -126,6 +126,7 @@ class _Layout:
         from sandbox.channel.buffers import itemsize
 
         torch, ex = j.torch, j.ex
+        self.spans: list[float] = []
         self.j, self.shape, self.dtype = j, shape, dtype
         tdtype = getattr(torch, dtype)
         if ex.free:
@@ -300,6 +301,9 @@ def _batch(j, lay: _Layout, label: str, null: bool = False):
                     "de la soumission.")
     _verify(j, lay, label)
     claimed = [float(c) for c in (reply.get("claimed_us") or []) if isinstance(c, (int, float))]
+    span = reply.get("claimed_span_us")
+    if isinstance(span, (int, float)) and lay.n:
+        lay.spans.append(float(span) / lay.n)
     return (t1 - t0) / 1e3, claimed, idle
 
 
@@ -351,6 +355,8 @@ def time_gpu(j, info) -> None:
         report.idle_probe_us = round(idle, 2) if idle is not None else None
         if claimed_all:
             report.claimed_median_us = statistics.median(claimed_all)
+        if lay.spans:   # the launcher's own events from its first flush to its last call
+            report.claimed_span_per_call_us = statistics.median(lay.spans)
         report.checks.append(f"{(WARMUP_BATCHES + TIMED_BATCHES) * lay.n} appels chronométrés "
                              f"revérifiés par le juge : {'sorties écrites (valeurs déclarées)' if ex.free else 'justes'}")
         flush_mb = lay.flush_elems * 4 // 10**6
