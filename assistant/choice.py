@@ -31,7 +31,7 @@ class Match:
         return self.option is not None and self.confidence >= CONFIDENT and self.ranked[0][1] >= MIN_SCORE
 
     def likeliest(self, n: int = 2) -> list[str]:
-        return [opt for opt, score in self.ranked[:n] if score > 0] or [opt for opt, _ in self.ranked[:n]]
+        return [opt for opt, _ in self.ranked[:n]]
 
 
 def normalise(text: str) -> str:

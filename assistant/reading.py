@@ -35,15 +35,34 @@ _SPLIT = re.compile(
     r"toutefois|neanmoins|alors que|tandis que|but|except|however|though|although|whereas|apart from)\b|"
     r"\bet (?=(?:je|j'|on|nous|jamais|pas|rien|aucune?|par contre)\b)|\band (?=(?:i|i'\w+|never|not|no)\b)")
 _NEGATION = re.compile(r"\b(?:jamais|pas|aucune?|rien|ni|non|nul|zero|never|not|no|nothing|none|nope|nada|"
-                       r"neither|nor|without|que dalle)\b|n't\b|\bne \w+ plus\b|\bn'\w+ plus\b")
+                       r"neither|nor|que dalle|inconnue?s?|unknown|unfamiliar|new to me|nouveaux? pour moi|"
+                       r"nouvelles? pour moi|du chinois|chinese to me|no clue|aucune idee|no idea|"
+                       r"sans (?:vraiment |trop |bien )?(?:savoir|comprendre|connaitre)|"
+                       r"without (?:really )?(?:knowing|understanding)|"
+                       r"sans (?:aucune? |de |le |la |les |d'|du )?(?:gpus?|cuda|noyaux?|kernels?|experience|code|coder|"
+                       r"programmer|ecrire|taper|toucher)|"
+                       r"without (?:any )?(?:gpus?|cuda|kernels?|experience|cod\w+|writing|programming))\b|"
+                       r"n't\b|\bne \w+ plus\b|\bn'\w+ plus\b")
+# A clause that says what the reader knows ("je connais les mbarrier") states a fact; it is
+# not a claim to write such kernels, so it cannot contradict a level.
+_KNOWING = re.compile(r"\b(?:connai\w*|sai[st]|savoir|know\w*|understand\w*|compri\w*|maitris\w*|familiar|"
+                      r"entendu|heard|vu|seen|lu|read about)\b")
 _AFFIRM = re.compile(r"\b(?:oui|yes|yep|ouais|bien sur|of course|sure|je (?:sais|connais|maitrise|comprends)|"
                      r"i (?:know|understand|get)|deja|already|connu|known|vu|seen)\b")
+
+
+# Own evidence a higher level needs before a lower level's background moves up to it: one
+# passing word ("mémoire partagée", 1) must not lift a CUDA course to "optimiser".
+_LADDER_MIN = 2.0
+# Words in a bare list item ("les mbarrier et TMA") that takes its verb from a neighbour.
+_LIST_ITEM = 4
 
 
 @dataclass(frozen=True)
 class Clause:
     text: str
     negative: bool
+    knowing: bool = False       # says what the reader knows, not what they do
 
 
 @dataclass(frozen=True)
@@ -61,39 +80,49 @@ class Rules:
     def __init__(self, data: dict) -> None:
         self.vocabulary = frozenset(data.get("vocabulary", []))
         self.known_words = frozenset(data.get("known_words", []))
+        self.aliases = dict(data.get("aliases", {}))
         self.neutral = re.compile(data["neutral"])
         self.hedges = re.compile(data["hedges"])
+        self.undecided = re.compile(data["undecided"])
+        self.partial = re.compile(data["partial"])
         self.ladder = list(data.get("ladder", []))
-        self.denials = [(re.compile(d["pattern"]), list(d.get("rules_out", [])), dict(d.get("supports", {})))
+        self.denials = [(re.compile(d["pattern"]), list(d.get("rules_out", [])), dict(d.get("supports", {})),
+                         bool(d.get("general")))
                         for d in data.get("denials", [])]
-        self.novice = [(re.compile(d["pattern"]), list(d.get("rules_out", [])), dict(d.get("supports", {})))
+        self.novice = [(re.compile(d["pattern"]), list(d.get("rules_out", [])), dict(d.get("supports", {})), False)
                        for d in data.get("novice", [])]
         self.prerequisites = {k: re.compile(v) for k, v in data.get("prerequisites", {}).items()}
+        self.level_needs = {k: list(v) for k, v in data.get("level_needs", {}).items()}
 
 
 def clean(text: str, rules: Rules) -> str:
     """Normalised, spelling-corrected text with the neutral phrases blanked."""
-    norm = correct(normalise(text), rules.vocabulary, rules.known_words)
+    norm = re.sub(r"[\w']+", lambda m: rules.aliases.get(m.group(0), m.group(0)), normalise(text))
+    norm = correct(norm, rules.vocabulary, rules.known_words)
     return re.sub(r"\s+", " ", rules.neutral.sub(" ", norm)).strip()
 
 
 def clauses(text: str, rules: Rules, topics: list[re.Pattern]) -> list[Clause]:
     """The clauses of a cleaned answer with their polarity (see the module docstring)."""
     parts = [p.strip() for p in _SPLIT.split(text) if p and p.strip()]
-    parsed = [(p, bool(_NEGATION.search(p)), any(t.search(p) for t in topics)) for p in parts]
     out: list[Clause] = []
-    carry = None
-    for part, neg, has_topic in reversed(parsed):
-        if not has_topic:
-            carry = neg if (neg or _AFFIRM.search(part)) else None
-            out.append(Clause(part, neg))
-            continue
-        if not neg and carry is not None and len(part.split()) <= 3 and not _AFFIRM.search(part):
-            neg = carry     # a bare list item before its predicate: the carry goes on
+    carry: tuple[bool, bool] | None = None      # (negative, knowing) of a bare predicate
+    for part in reversed(parts):
+        neg, knowing = bool(_NEGATION.search(part)), bool(_KNOWING.search(part))
+        if not any(t.search(part) for t in topics):
+            carry = (neg, knowing) if (neg or knowing or _AFFIRM.search(part)) else None
+        elif carry is not None and not neg and len(part.split()) <= _LIST_ITEM and not _AFFIRM.search(part):
+            neg, knowing = carry[0], carry[1] or knowing    # a bare list item before its predicate
         else:
             carry = None
-        out.append(Clause(part, neg))
-    return list(reversed(out))
+        out.append(Clause(part, neg, knowing))
+    out.reverse()
+    knowing = False
+    for i, c in enumerate(out):
+        # "je connais les warps, les mbarrier et TMA": the list after a knowing verb.
+        knowing = c.knowing or (knowing and len(c.text.split()) <= _LIST_ITEM)
+        out[i] = Clause(c.text, c.negative, knowing)
+    return out
 
 
 def _self_negating(pattern: re.Pattern, clause: str) -> bool:
@@ -107,35 +136,67 @@ def _self_negating(pattern: re.Pattern, clause: str) -> bool:
     return bool(_NEGATION.search(m.group(0))) and not _NEGATION.search(rest)
 
 
+def _consume_negation(clause: Clause, patterns: list[re.Pattern]) -> Clause:
+    """A clause whose only negation belongs to a self-negating pattern ("comprendre sans
+    coder") affirms: the negation is the content, not the polarity."""
+    if not clause.negative or not _NEGATION.search(clause.text):
+        return clause       # affirmed, or denied by the predicate that follows it
+    rest = clause.text
+    for pattern in patterns:
+        if _NEGATION.search(pattern.pattern):
+            rest = pattern.sub(lambda m: " " if _NEGATION.search(m.group(0)) else m.group(0), rest)
+    return clause if _NEGATION.search(rest) else Clause(clause.text, False, clause.knowing)
+
+
 def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
     """Score ``text`` against ``options`` (each with ``patterns`` and ``when_denied``)."""
     cleaned = clean(text, rules)
-    compiled = {o["id"]: [(re.compile(p[0]), float(p[1]), len(p) > 2 and p[2] == "up") for p in o.get("patterns", [])]
+    compiled = {o["id"]: [(re.compile(p[0]), float(p[1]), p[2] if len(p) > 2 else "") for p in o.get("patterns", [])]
                 for o in options}
     denied_w = {o["id"]: [(re.compile(p), float(w)) for p, w in o.get("when_denied", [])] for o in options}
     ids = [o["id"] for o in options]
     topics = [p for pats in compiled.values() for p, _, _ in pats] + [p for d in denied_w.values() for p, _ in d]
     topics += [d[0] for d in rules.denials + rules.novice] + list(rules.prerequisites.values())
+    denied = dict.fromkeys(ids, 0.0)      # an option's own words in a denied clause
+    shared: list[tuple[list[str], float]] = []
+    hits: dict[tuple[str, int], tuple[float, bool]] = {}
     own = dict.fromkeys(ids, 0.0)
     up = dict.fromkeys(ids, 0.0)
+    claimed = dict.fromkeys(ids, 0.0)     # evidence that can contradict a denial
     ruled_out: set[str] = set()
     facts: dict[str, bool] = {}
     understood = False
     for clause in clauses(cleaned, rules, topics):
+        clause = _consume_negation(clause, [p for pats in compiled.values() for p, _, _ in pats])
+        partial = bool(rules.partial.search(clause.text))
         for oid, pats in compiled.items():
-            for pattern, weight, is_up in pats:
+            for n, (pattern, weight, kind) in enumerate(pats):
                 if pattern.search(clause.text) and (not clause.negative or _self_negating(pattern, clause.text)):
-                    (up if is_up else own)[oid] += weight
                     understood = True
+                    # "je connais TMA" is weaker than "j'écris des noyaux avec TMA", and a
+                    # pattern counts once per answer, at its strongest.
+                    is_claim = not (kind == "fact" and clause.knowing)
+                    best = hits.get((oid, n), (0.0, False))
+                    hits[(oid, n)] = max(best, (weight if is_claim else weight / 2, is_claim))
+        names_prerequisite = any(p.search(clause.text) for p in rules.prerequisites.values())
         rule_sets = rules.novice if not clause.negative else rules.denials
-        for pattern, out, supports in rule_sets:
+        for pattern, out, supports, general in rule_sets:
+            # "no clue why cudaDeviceSynchronize between kernels is bad" denies the prerequisite,
+            # not kernel writing: general denials skip clauses that name a prerequisite.
+            if general and names_prerequisite:
+                continue
             if pattern.search(clause.text):
                 understood = True
                 ruled_out.update(o for o in out if o in own)
-                for oid, w in supports.items():
-                    if oid in own:
-                        own[oid] += float(w)
+                for target, w in supports.items():
+                    # "a|b": whichever of a and b the answer otherwise speaks for ("PyTorch,
+                    # jamais touché un GPU" is the PyTorch level, "Python, jamais…" the first).
+                    shared.append(([t for t in target.split("|") if t in own], float(w)))
         if clause.negative:
+            for oid, pats in compiled.items():
+                for pattern, weight, kind in pats:
+                    if kind != "fact" and pattern.search(clause.text) and not _self_negating(pattern, clause.text):
+                        denied[oid] += weight
             for oid, pats in denied_w.items():
                 for pattern, weight in pats:
                     if pattern.search(clause.text):
@@ -144,27 +205,37 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
         for pid, pattern in rules.prerequisites.items():
             if pattern.search(clause.text):
                 understood = True
-                facts[pid] = facts.get(pid, True) and not clause.negative
-    contradiction = tuple(o for o in ids if o in ruled_out and own[o] + up[o] >= 2.5)
+                facts[pid] = facts.get(pid, True) and not clause.negative and not partial
+    for (oid, n), (value, is_claim) in hits.items():
+        (up if compiled[oid][n][2] == "up" else own)[oid] += value
+        claimed[oid] += value if is_claim else 0.0
+    for targets, w in shared:
+        if targets:
+            own[max(targets, key=lambda t: (own[t] + up[t], -targets.index(t)))] += w
+    if not any(o in rules.ladder for o in ids):
+        # Goals: "accélérer PyTorch, mais je ne veux plus jamais toucher à PyTorch".
+        ruled_out.update(o for o in ids if denied[o] >= 1.5)
+    contradiction = tuple(o for o in ids if o in ruled_out and claimed[o] >= 2.5)
     allowed = [o for o in ids if o not in ruled_out]
     scores = {o: own[o] + up[o] for o in allowed}
     ladder = [o for o in rules.ladder if o in scores]
     for i, low in enumerate(ladder):
-        higher = [h for h in ladder[i + 1:] if own[h] > 0]
+        higher = [h for h in ladder[i + 1:] if claimed[h] >= _LADDER_MIN]
         if higher and up[low]:
             scores[higher[-1]] += up[low]
             scores[low] -= up[low]
     if contradiction:
         best_allowed = max(allowed, key=lambda o: scores[o], default=None)
         pair = [best_allowed] if best_allowed and scores[best_allowed] > 0 else []
-        contradiction = tuple(pair + [max(contradiction, key=lambda o: own[o] + up[o])])
+        contradiction = tuple(pair + [max(contradiction, key=lambda o: claimed[o])])
     ranked = tuple(sorted(((o, scores.get(o, 0.0)) for o in ids), key=lambda s: -s[1]))
-    hedged = bool(rules.hedges.search(cleaned))
     top = ranked[0][1] if ranked else 0.0
+    runner = ranked[1][1] if len(ranked) > 1 else 0.0
+    # Hesitating between options ("un peu de CUDA, un peu d'optimisation, je sais plus trop").
+    hedged = bool(rules.hedges.search(cleaned)) and runner > 0 or bool(rules.undecided.search(cleaned))
     if top <= 0:
         match = Match(None, 0.0, ranked)
     else:
-        runner = ranked[1][1] if len(ranked) > 1 else 0.0
         confidence = top / (top + runner)
         match = Match(ranked[0][0], min(confidence, 0.6) if hedged or contradiction else confidence, ranked)
     return Reading(match, contradiction, facts, understood or top > 0, hedged)
@@ -179,7 +250,7 @@ def read_yes_no(text: str, rules: Rules) -> bool | None:
         return not re.match(r"\s*(?:et|and)?\s*(?:non|no)\b", rest)
     if _NEGATION.search(cleaned):
         return False
-    if rules.hedges.search(cleaned):
+    if rules.partial.search(cleaned) or rules.hedges.search(cleaned):
         return False
     if _AFFIRM.search(cleaned) or re.search(r"\b(?:tout a fait|bien sur|exactement|parfaitement|affirmatif|"
                                             r"j'en ai|utilise|i do|i have|i've used)\b", cleaned):
