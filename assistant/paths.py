@@ -387,11 +387,13 @@ def _display(kind: str, text: str, options=(), notice: str = "", recommendation:
 
 
 _FR_SPACE = [(re.compile(r"[ \u00a0\u202f]+([;?!])"), "\u202f\\1"), (re.compile(r"[ \u00a0\u202f]+:(?=\s|$)"), "\u00a0:"),
-             (re.compile(r"«[ \u00a0\u202f]*"), "«\u00a0"), (re.compile(r"[ \u00a0\u202f]*»"), "\u00a0»")]
+             (re.compile(r"«[ \u00a0\u202f]*"), "«\u00a0"), (re.compile(r"[ \u00a0\u202f]*»"), "\u00a0»"),
+             (re.compile(r"(\d) (h|min|%)(?!\w)"), "\\1\u00a0\\2"), (re.compile(r"≈ "), "≈\u00a0")]
 
 
 def _fr(text: str) -> str:
-    """French typography for the dialogue's messages: U+202F before ; ? !, U+00A0 before : and inside « »."""
+    """French typography for the dialogue's messages: U+202F before ; ? !, U+00A0 before : and inside
+    « », and between a number and its unit (« ≈ 8 h », « 80 % »)."""
     for pattern, repl in _FR_SPACE:
         text = pattern.sub(repl, text)
     return text

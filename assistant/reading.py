@@ -31,9 +31,12 @@ from assistant.choice import Match, normalise
 from assistant.spelling import correct
 
 _SPLIT = re.compile(
-    r"[;!?()\n/]|[,:](?!\d)|\.(?=\s|$)|\s[-–—]\s|\b(?:mais|sauf|hormis|par contre|en revanche|cependant|pourtant|"
+    r"([;!?()\n/]|[,:](?!\d)|\.(?=\s|$)|\s[-–—]\s|\b(?:mais|sauf|hormis|par contre|en revanche|cependant|pourtant|"
     r"toutefois|neanmoins|alors que|tandis que|but|except|however|though|although|whereas|apart from)\b|"
-    r"\bet (?=(?:je|j'|on|nous|jamais|pas|rien|aucune?|par contre)\b)|\band (?=(?:i|i'\w+|never|not|no)\b)")
+    r"\bet (?=(?:je|j'|on|nous|jamais|pas|rien|aucune?|par contre)\b)|\band (?=(?:i|i'\w+|never|not|no)\b))")
+# Separators a bare list item's predicate may reach across ("mbarrier, TMA : jamais vu");
+# a concession or a full stop ends the list ("wrote some kernels, but TMA? never heard of it").
+_LIST_SEPARATOR = re.compile(r"^(?:[,:/]|et |and |\?)$")
 _NEGATION = re.compile(r"\b(?:jamais|pas|aucune?|rien|ni|non|nul|zero|never|not|no|nothing|none|nope|nada|"
                        r"neither|nor|que dalle|inconnue?s?|unknown|unfamiliar|new to me|nouveaux? pour moi|"
                        r"nouvelles? pour moi|du chinois|chinese to me|no clue|aucune idee|no idea|"
@@ -104,10 +107,19 @@ def clean(text: str, rules: Rules) -> str:
 
 def clauses(text: str, rules: Rules, topics: list[re.Pattern]) -> list[Clause]:
     """The clauses of a cleaned answer with their polarity (see the module docstring)."""
-    parts = [p.strip() for p in _SPLIT.split(text) if p and p.strip()]
+    pieces = _SPLIT.split(text)
+    parts: list[tuple[str, str]] = []           # (clause, separator that follows it)
+    for i in range(0, len(pieces), 2):
+        sep = pieces[i + 1].strip() if i + 1 < len(pieces) else "."
+        if pieces[i].strip():
+            parts.append((pieces[i].strip(), sep))
+        elif parts and not _LIST_SEPARATOR.match(sep):
+            parts[-1] = (parts[-1][0], sep)
     out: list[Clause] = []
     carry: tuple[bool, bool] | None = None      # (negative, knowing) of a bare predicate
-    for part in reversed(parts):
+    for part, sep in reversed(parts):
+        if not _LIST_SEPARATOR.match(sep):
+            carry = None
         neg, knowing = bool(_NEGATION.search(part)), bool(_KNOWING.search(part))
         if not any(t.search(part) for t in topics):
             carry = (neg, knowing) if (neg or knowing or _AFFIRM.search(part)) else None
