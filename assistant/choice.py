@@ -1,10 +1,9 @@
-"""Map a free French (or English) answer to one of a question's options, with a confidence.
+"""The pieces of choosing among a question's options: a scored ``Match``, explicit picks,
+normalisation, and the nearest example answers by e5 embedding.
 
-Each option carries weighted regular expressions (in ``corpus/parcours.yaml``) matched on
-the answer lowercased with accents folded; an option's score is the sum of the weights that
-match. ``confidence`` is top / (top + runner-up): two options that both match well give
-~0.5, one clear match gives 1.0. The dialogue asks a clarifying question below
-``CONFIDENT`` instead of guessing.
+``assistant.reading`` scores a free answer into a ``Match``; ``confidence`` is
+top / (top + runner-up): two options that both match well give ~0.5, one clear match
+gives 1.0. The dialogue asks a clarifying question below ``CONFIDENT`` instead of guessing.
 """
 from __future__ import annotations
 
@@ -13,9 +12,10 @@ from dataclasses import dataclass
 
 from ingest.anchors import fold
 
-# Calibrated on evals/data/paths.yaml: at 0.7, every ambiguous or contradictory dialogue
-# there gets a clarifying question and no clear answer does (0.6 let "je débute mais
-# j'écris des noyaux Hopper" through as Hopper at 0.64).
+# Calibrated on the dev dialogues (evals/data/paths*.yaml but paths_test): at 0.7 every
+# ambiguous dialogue there gets a clarifying question and no clear answer does (0.6 let
+# "je débute mais j'écris des noyaux Hopper" through as Hopper at 0.64, before contradictions
+# were read for themselves).
 CONFIDENT = 0.7
 MIN_SCORE = 2.0
 
@@ -40,30 +40,11 @@ def normalise(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
-def match_option(text: str, options: list[dict]) -> Match:
-    """Score ``text`` against each option's patterns ([regex, weight] pairs)."""
-    norm = normalise(text)
-    scores: list[tuple[str, float]] = []
-    for opt in options:
-        score = 0.0
-        for pattern, weight in opt.get("patterns", []):
-            if re.search(pattern, norm):
-                score += float(weight)
-        scores.append((opt["id"], score))
-    ranked = tuple(sorted(scores, key=lambda s: -s[1]))
-    top = ranked[0][1] if ranked else 0.0
-    if top <= 0:
-        return Match(None, 0.0, ranked)
-    runner = ranked[1][1] if len(ranked) > 1 else 0.0
-    return Match(ranked[0][0], top / (top + runner), ranked)
-
-
-# Below this regex score the answer used words the patterns do not know; the embedding of
-# the answer is then compared with each option's example answers. On the dev dialogues,
-# e5 similarities of a right prototype sit at 0.86-0.97 and a margin under 0.01 between the
-# two best options meant a coin toss, so both bounds send the user to a clarification.
+# When no word of an answer is recognised, the embedding of the answer is compared with each
+# option's example answers, and the two nearest are offered to choose from (never settled
+# alone). On the dev dialogues, e5 similarities of a right prototype sit at 0.86-0.97; under
+# 0.90 the suggestion is not worth offering and the question is simply asked again.
 SIM_MIN = 0.90
-SIM_MARGIN = 0.025
 
 
 class PrototypeMatcher:
@@ -80,20 +61,6 @@ class PrototypeMatcher:
         q = self._embedder.embed_query(text)
         sims = {oid: max(sum(a * b for a, b in zip(q, v)) for v in vecs) for oid, vecs in self._examples.items()}
         return sorted(sims.items(), key=lambda kv: -kv[1])
-
-
-def match_with_fallback(text: str, options: list[dict], prototypes: PrototypeMatcher | None) -> Match:
-    """Regex patterns first; when they find little, the nearest example answers decide."""
-    match = match_option(text, options)
-    if prototypes is None or (match.ranked and match.ranked[0][1] >= MIN_SCORE):
-        return match
-    ranked = prototypes.rank(text)
-    (best, top), (_, second) = ranked[0], ranked[1]
-    sure = top >= SIM_MIN and top - second >= SIM_MARGIN
-    # Expressed on the regex scale so that Match.sure applies unchanged.
-    scores = tuple((oid, MIN_SCORE * (1.0 if sure and oid == best else 0.5)) for oid, _ in ranked)
-    confidence = 1.0 if sure else 0.5
-    return Match(best, confidence, scores)
 
 
 def direct_choice(text: str, options: list[dict], letters: dict[str, str] | None = None) -> str | None:

@@ -253,18 +253,39 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
     return Reading(match, contradiction, facts, understood or top > 0, hedged)
 
 
+_YES_WORDS = {"oui", "yes", "yep", "yup", "yeah", "ouais", "o", "y", "absolument", "absolutely", "evidemment",
+              "certainement", "certainly", "sure", "definitely", "definitivement", "carrement", "grave", "ofc",
+              "obviously", "si", "bah", "ben", "bien", "exactement", "exactly", "parfaitement", "affirmatif",
+              "correct", "yess", "yas", "mouais", "naturellement", "of"}
+_NO_WORDS = {"non", "no", "nope", "nan", "na", "n", "jamais", "never", "pas", "nah", "negatif", "nein", "aucune",
+             "aucun", "rien", "not", "nada", "niet"}
+# Knowing the name is not knowing the thing: "j'en ai entendu parler", "c'est quoi ?".
+_HEARD_OF = re.compile(r"\b(?:entendu parler|heard of|heard about|de nom|the name|only the name|c'est quoi|"
+                       r"qu'est-ce que c'est|what is (?:that|it|this)|what'?s that|ca me dit (?:vaguement )?quelque chose|"
+                       r"rings a bell)\b")
+_YES_ELSE = re.compile(r"\b(?:tout a fait|bien sur|of course|i think so|je pense|je crois|probably|probablement|"
+                       r"j'en ai (?:deja )?(?:utilise|ecrit|fait)|i do|i have|i've used|used (?:it|them)|utilise|"
+                       r"connu|known)\b")
+
+
 def read_yes_no(text: str, rules: Rules) -> bool | None:
-    """An answer to a yes/no question: True, False, or None when it says neither."""
+    """An answer to a yes/no question: True, False, or None when it says neither.
+
+    "Partly" answers ("un peu", "vaguement", "kind of, no") and "I know the name" count as
+    no: the page sends a reader who lacks a prerequisite to CUDA moderne first."""
     cleaned = clean(text, rules)
-    first = cleaned.split(" ", 1)[0].strip(".,;:!") if cleaned else ""
-    if first in {"oui", "yes", "yep", "ouais", "o", "y", "absolument", "evidemment", "certainement", "sure"}:
-        rest = cleaned.split(" ", 1)[1] if " " in cleaned else ""
-        return not re.match(r"\s*(?:et|and)?\s*(?:non|no)\b", rest)
-    if _NEGATION.search(cleaned):
+    words = re.findall(r"[\w']+", cleaned)
+    if not words:
+        return None
+    if _HEARD_OF.search(cleaned):
         return False
-    if rules.partial.search(cleaned) or rules.hedges.search(cleaned):
+    partial = bool(rules.partial.search(cleaned))
+    if words[0] in _YES_WORDS and not (words[0] in {"bah", "ben", "bien", "of"} and len(words) == 1):
+        return not partial and not (len(words) > 1 and words[1] in _NO_WORDS)
+    if words[0] in _NO_WORDS:
         return False
-    if _AFFIRM.search(cleaned) or re.search(r"\b(?:tout a fait|bien sur|exactement|parfaitement|affirmatif|"
-                                            r"j'en ai|utilise|i do|i have|i've used)\b", cleaned):
+    if _NEGATION.search(cleaned) or partial or rules.hedges.search(cleaned):
+        return False
+    if _AFFIRM.search(cleaned) or _YES_ELSE.search(cleaned):
         return True
     return None
