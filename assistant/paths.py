@@ -18,7 +18,7 @@ from pathlib import Path
 import yaml
 
 from assistant.choice import SIM_MIN, PrototypeMatcher, direct_choice, normalise
-from assistant.reading import Reading, Rules, read_answer, read_yes_no
+from assistant.reading import Reading, Rules, clean, read_answer, read_yes_no
 from ingest.config import load_config
 from ingest.corpus import load_plan
 from ingest.errors import CorpusError
@@ -108,7 +108,7 @@ class PathDialogue:
         self.chapters = {c["id"]: c for c in plan["chapters"]}
         self.levels = self.data["levels"]["options"]
         self.goals = self.data["goals"]["options"]
-        self.rules = Rules(self.data["reading"])
+        self.rules = Rules(self.data["reading"], self.levels + self.goals)
         self._goal_by_letter = {g["path"]: g["id"] for g in self.goals}
         self._prototypes: dict[str, PrototypeMatcher] = {}
 
@@ -130,7 +130,7 @@ class PathDialogue:
         text = str(user_input).strip()
         if not text:
             return state, self._show(state, EMPTY)
-        norm = normalise(text)
+        norm = clean(text, self.rules)     # "reour" is still « retour »
         if _RESTART.match(norm):
             return DialogueState(), self._show(DialogueState())
         if _BACK.match(norm):

@@ -39,7 +39,8 @@ _SPLIT = re.compile(
 _LIST_SEPARATOR = re.compile(r"^(?:[,:/]|et |and |\?)$")
 _NEGATION = re.compile(r"\b(?:jamais|pas|aucune?|rien|ni|non|nul|zero|never|not|no|nothing|none|nope|nada|"
                        r"neither|nor|que dalle|inconnue?s?|unknown|unfamiliar|new to me|nouveaux? pour moi|"
-                       r"nouvelles? pour moi|du chinois|chinese to me|no clue|aucune idee|no idea|"
+                       r"nouvelles? pour moi|du chinois|chinese to me|no clue|aucune idee|no idea|j'ignore|hardly|"
+                       r"yet to|pas encore|not yet|mystere|mystery|"
                        r"sans (?:vraiment |trop |bien )?(?:savoir|comprendre|connaitre)|"
                        r"without (?:really )?(?:knowing|understanding)|"
                        r"sans (?:aucune? |de |le |la |les |d'|du )?(?:gpus?|cuda|noyaux?|kernels?|experience|code|coder|"
@@ -49,6 +50,7 @@ _NEGATION = re.compile(r"\b(?:jamais|pas|aucune?|rien|ni|non|nul|zero|never|not|
 # A clause that says what the reader knows ("je connais les mbarrier") states a fact; it is
 # not a claim to write such kernels, so it cannot contradict a level.
 _KNOWING = re.compile(r"\b(?:connai\w*|sai[st]|savoir|know\w*|understand\w*|compri\w*|maitris\w*|familiar|"
+                      r"a l'aise|comfortable|"
                       r"entendu|heard|vu|seen|lu|read about)\b")
 _AFFIRM = re.compile(r"\b(?:oui|yes|yep|ouais|bien sur|of course|sure|je (?:sais|connais|maitrise|comprends)|"
                      r"i (?:know|understand|get)|deja|already|connu|known|vu|seen)\b")
@@ -80,8 +82,12 @@ class Reading:
 class Rules:
     """The ``reading`` block of parcours.yaml, compiled once."""
 
-    def __init__(self, data: dict) -> None:
-        self.vocabulary = frozenset(data.get("vocabulary", []))
+    def __init__(self, data: dict, options: list[dict] = ()) -> None:
+        # The spelling vocabulary: the listed words plus every plain word of five letters or
+        # more that the options' patterns spell out ("traitement", "simulation", …).
+        spelled = {w for o in options for p in o.get("patterns", []) + o.get("when_denied", [])
+                   for w in re.findall(r"(?<![\\\w])[a-z]{5,}(?![\w])", p[0])}
+        self.vocabulary = frozenset(data.get("vocabulary", [])) | frozenset(spelled)
         self.known_words = frozenset(data.get("known_words", []))
         self.aliases = dict(data.get("aliases", {}))
         self.neutral = re.compile(data["neutral"])
