@@ -70,10 +70,16 @@ def direct_choice(text: str, options: list[dict], letters: dict[str, str] | None
     for opt in options:
         if norm == normalise(opt["id"]) or norm == normalise(opt["label"]).strip(" ."):
             return opt["id"]
-    if norm.isdigit() and 1 <= int(norm) <= len(options):
-        return options[int(norm) - 1]["id"]
+    m = re.fullmatch(_PICK.format(r"(\d)"), norm)
+    if m and 1 <= int(m.group(1)) <= len(options):
+        return options[int(m.group(1)) - 1]["id"]
     if letters:
-        m = re.fullmatch(r"(?:parcours |path )?([a-f])", norm)
+        m = re.fullmatch(_PICK.format(r"([a-f])"), norm)
         if m and m.group(1).upper() in letters:
             return letters[m.group(1).upper()]
     return None
+
+
+# "2", "option 2", "la 3", "n° 4", "parcours B", "le B svp".
+_PICK = (r"(?:(?:le|la|l'|option|choix|reponse|numero|n°|no|number|parcours|path|#)\s*)?{}"
+         r"(?:\s*(?:please|svp|stp|merci))?")

@@ -5,8 +5,19 @@ The state is an explicit, serialisable record of the answers given so far
 (``DialogueState.to_dict`` / ``from_dict``); everything else (the stage, the next question)
 is derived from it, so "retour" simply drops the last answer and "recommencer" drops all.
 
-The data (questions, options, the six paths with their chapters, hours, exit test, notes)
-lives in ``corpus/parcours.yaml`` and is checked at load against the chapter plan.
+Free answers are read offline, without an LLM, by ``assistant.reading`` (clauses, negation,
+concessions, spelling): a clear answer is settled, an unclear one gets a clarifying question
+between the two likeliest options, one that contradicts itself ("je ne connais rien au GPU,
+mais j'écris des noyaux Hopper") is asked about, an unknown one ("banane") gets "je n'ai pas
+compris" with every option, an empty one a message; nothing already answered is lost. What an
+answer says of path F's four prerequisites is kept with it: only the others are asked, and
+the ones understood are named. A level the reader's later words deny ("5", then "TMA
+jamais vu") is asked again rather than recommended on.
+
+The data (questions, options, reading rules, the six paths with their chapters, hours, exit
+test, notes) lives in ``corpus/parcours.yaml`` and is checked at load against the chapter plan.
+Limits: French and English only; the rules are patterns, so an answer in words they have never
+seen gets a clarification, not a guess.
 """
 from __future__ import annotations
 
@@ -17,7 +28,7 @@ from pathlib import Path
 
 import yaml
 
-from assistant.choice import SIM_MIN, PrototypeMatcher, direct_choice, normalise
+from assistant.choice import SIM_MIN, PrototypeMatcher, direct_choice
 from assistant.reading import Reading, Rules, clean, read_answer, read_yes_no
 from ingest.config import load_config
 from ingest.corpus import load_plan
