@@ -166,7 +166,11 @@ def main(args: argparse.Namespace | None = None) -> int:
           "sans LLM.\n\n| mesure | dev (effectif) | test (effectif) | objectif |\n| --- | --- | --- | --- |\n"
           + "\n".join(rows) + "\n\n"
           f"Dialogues entièrement réussis : dev {dev['accuracy']:.3f}"
-          + (f", test {test['accuracy']:.3f}" if test else "") + ".\n\nCommande : `tuile eval paths`.\n")
+          + (f", test {test['accuracy']:.3f}" if test else "") + ".\n\n"
+          "| style | dev | test |\n| --- | --- | --- |\n"
+          + "\n".join(f"| {st} | {dev['by_style'].get(st, '—')} | {(test or {}).get('by_style', {}).get(st, '—')} |"
+                      for st in sorted(set(dev["by_style"]) | set((test or {}).get("by_style", {}))))
+          + "\n\nCommande : `tuile eval paths`.\n")
     if dev["failures"]:
         md += "\n## Échecs sur dev\n\n" + "\n".join(
             f"- {f['id']} {f['turns']} → {f['got']} {f['topic']} {f['path'] or ''} {f['level'] or ''} "
