@@ -42,6 +42,11 @@ _RESTART = re.compile(r"^(recommencer|recommence|reprendre a zero|restart|reset|
 _FALLBACK_MIN_WORDS = 4
 _UNIT = 5    # minutes: the grain of the per-chapter reading times
 
+# An answer to one of these questions fits in a few sentences; past this, the spelling pass
+# (every word against ~440 vocabulary words) would take seconds for nothing.
+MAX_ANSWER = 2000
+TOO_LONG = ("Votre réponse est trop longue ({n} caractères, {limit} au plus) : dites-la en quelques mots, "
+            "par exemple « je connais PyTorch ».")
 EMPTY = "Votre réponse est vide : choisissez l'une des réponses proposées ou écrivez quelques mots."
 NOT_UNDERSTOOD = ("Je n'ai pas compris votre réponse « {text} ». Choisissez l'une des réponses proposées, "
                   "ou dites-le autrement (par exemple « je connais PyTorch »).")
@@ -141,6 +146,8 @@ class PathDialogue:
         text = str(user_input).strip()
         if not text:
             return state, self._show(state, EMPTY)
+        if len(text) > MAX_ANSWER:
+            return state, self._show(state, TOO_LONG.format(n=_thousands(len(text)), limit=_thousands(MAX_ANSWER)))
         norm = clean(text, self.rules)     # "reour" is still « retour »
         if _RESTART.match(norm):
             return DialogueState(), self._show(DialogueState())
@@ -417,6 +424,10 @@ def duration(minutes: int) -> str:
     if not h:
         return f"{m}\u00a0min"
     return f"{h}\u00a0h" if not m else f"{h}\u00a0h\u00a0{m:02d}"
+
+
+def _thousands(n: int) -> str:
+    return f"{n:,}".replace(",", "\u202f")
 
 
 def _short(text: str, limit: int = 60) -> str:

@@ -281,6 +281,13 @@ def test_an_empty_answer_says_so_and_loses_nothing(dialogue, text):
     assert display.notice.startswith("Votre réponse est vide")
 
 
+def test_an_overlong_answer_is_refused_without_losing_anything(dialogue):
+    state, _ = _run(dialogue, "pytorch")
+    after, display = dialogue.step(state, "je connais PyTorch. " * 150 + "x")
+    assert after.answers == state.answers and display.kind == "question"
+    assert display.notice.startswith("Votre réponse est trop longue (3\u202f001 caractères")
+
+
 @pytest.mark.parametrize("letter", list("ABCDEF"))
 def test_chapter_times_add_up_to_the_page_figure(dialogue, letter):
     rec = dialogue.recommend("programmer", {v: k for k, v in GOALS.items()}[letter],
