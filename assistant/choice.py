@@ -12,12 +12,20 @@ from dataclasses import dataclass
 
 from ingest.anchors import fold
 
-# Calibrated on the dev dialogues (evals/data/paths*.yaml but paths_test): at 0.7 every
-# ambiguous dialogue there gets a clarifying question and no clear answer does (0.6 let
-# "je débute mais j'écris des noyaux Hopper" through as Hopper at 0.64, before contradictions
-# were read for themselves).
-CONFIDENT = 0.7
+# When an answer is clear enough to settle: its best option has at least MIN_SCORE of
+# evidence (one strong word such as "python" or "premier kernel", 2.0), twice the runner-up's
+# (CONFIDENT: confidence = top / (top + runner) >= 2/3) and a lead of MIN_MARGIN (a second
+# piece of evidence, not a rounding difference). Checked on the dev dialogues
+# (evals/data/paths*.yaml but paths_test): at 0.7, "LLM inference, serving models faster"
+# (5.5 against 2.5) was asked again for nothing; 0.6 let "je débute mais j'écris des noyaux
+# Hopper" through as Hopper at 0.64 before contradictions were read for themselves.
+CONFIDENT = 2 / 3
 MIN_SCORE = 2.0
+MIN_MARGIN = 1.5
+# Two options with strong evidence each ("comprendre sans coder, mais je veux aussi écrire mes
+# propres noyaux": 6 against 3): a runner-up with a full pattern's worth (3.0) is asked about
+# unless the best has three times as much.
+STRONG = 3.0
 
 
 @dataclass(frozen=True)
@@ -28,7 +36,13 @@ class Match:
 
     @property
     def sure(self) -> bool:
-        return self.option is not None and self.confidence >= CONFIDENT and self.ranked[0][1] >= MIN_SCORE
+        if self.option is None:
+            return False
+        top = self.ranked[0][1]
+        runner = self.ranked[1][1] if len(self.ranked) > 1 else 0.0
+        if runner >= STRONG and top < 3 * runner:
+            return False
+        return self.confidence >= CONFIDENT and top >= MIN_SCORE and top - runner >= MIN_MARGIN
 
     def likeliest(self, n: int = 2) -> list[str]:
         return [opt for opt, _ in self.ranked[:n]]

@@ -40,6 +40,9 @@ _RESTART = re.compile(r"^(recommencer|recommence|reprendre a zero|restart|reset|
 # The e5 fallback reads only answers of this many words or more in which no word was
 # recognised: one or two unknown words ("banane", "asdf") are not an answer.
 _FALLBACK_MIN_WORDS = 4
+# An answer about oneself ("je fais du PyTorch", "I'm a CTO") answers the level question even
+# when it also reads as a goal; "pytorch plus rapide", with no one in it, answers the next one.
+_FIRST_PERSON = re.compile(r"(?:^|\b)(?:je|j'|moi|on|nous|i|i'm|i've|im|me|we)(?:\b|(?<=')|$)")
 _UNIT = 5    # minutes: the grain of the per-chapter reading times
 
 # An answer to one of these questions fits in a few sentences; past this, the spelling pass
@@ -57,6 +60,8 @@ OFF_QUESTION = ("« {text} » répond plutôt à la question suivante, que je po
 NOT_SURE = "Je ne suis pas sûr d'avoir compris « {text} »."
 CONTRADICTION = ("Votre réponse dit deux choses qui ne vont pas ensemble (« {a} » et « {b} ») : "
                  "laquelle vous correspond ?")
+LEVEL_VS_WORDS = ("Vous avez choisi « {level} », mais ce que vous dites ensuite ne va pas avec ce niveau : "
+                  "lequel de ces niveaux vous correspond ?")
 LEVEL_VS_FACT = ("Vous avez choisi « {level} », mais vous dites ne pas connaître {names}, que ce niveau "
                  "suppose : lequel de ces niveaux vous correspond ?")
 
@@ -68,6 +73,7 @@ class DialogueState:
     answers: list[list] = field(default_factory=list)
     clarify: list[str] = field(default_factory=list)    # option ids offered by a pending clarification
     pending: dict = field(default_factory=dict)         # facts of the answer being clarified
+    reopened: list[str] = field(default_factory=list)   # the clarification reopens a contradicted level
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -76,7 +82,7 @@ class DialogueState:
     def from_dict(cls, data: dict | None) -> "DialogueState":
         data = data or {}
         return cls(answers=[list(a) for a in data.get("answers", [])], clarify=list(data.get("clarify", [])),
-                   pending=dict(data.get("pending", {}) or {}))
+                   pending=dict(data.get("pending", {}) or {}), reopened=list(data.get("reopened", [])))
 
     def get(self, key: str):
         for a in self.answers:
@@ -86,11 +92,7 @@ class DialogueState:
 
     def facts(self) -> dict[str, bool]:
         """What the answers say of each prerequisite; a direct answer to its question wins."""
-        out: dict[str, bool] = {}
-        for a in self.answers:
-            if len(a) > 2 and isinstance(a[2], dict):
-                for k, v in a[2].items():
-                    out[k] = bool(out.get(k, True) and v)
+        out = self.stated()
         for a in self.answers:
             if a[0].startswith("pre:"):
                 out[a[0][4:]] = bool(a[1])
@@ -102,8 +104,18 @@ class DialogueState:
         for a in self.answers:
             if len(a) > 2 and isinstance(a[2], dict):
                 for k, v in a[2].items():
-                    out[k] = bool(out.get(k, True) and v)
+                    if ":" not in k:
+                        out[k] = bool(out.get(k, True) and v)
         return out
+
+    def excluded(self) -> set[str]:
+        """Levels the reader's own words rule out ("level:<id>": False in an answer's facts),
+        unless the reader chose that level again when asked about it ("level:<id>": True)."""
+        said = {k[6:] for a in self.answers if len(a) > 2 and isinstance(a[2], dict)
+                for k, v in a[2].items() if k.startswith("level:") and not v}
+        confirmed = {k[6:] for a in self.answers if len(a) > 2 and isinstance(a[2], dict)
+                     for k, v in a[2].items() if k.startswith("level:") and v}
+        return said - confirmed
 
 
 @dataclass(frozen=True)
@@ -140,9 +152,9 @@ class PathDialogue:
         An empty or blank answer changes nothing and says so."""
         state = state if isinstance(state, DialogueState) else DialogueState.from_dict(state)
         state = DialogueState(answers=[list(a) for a in state.answers], clarify=list(state.clarify),
-                              pending=dict(state.pending))
+                              pending=dict(state.pending), reopened=list(state.reopened))
         if user_input is None:
-            return state, self._show(state)
+            return state, self._show(state, self._guard(state))
         text = str(user_input).strip()
         if not text:
             return state, self._show(state, EMPTY)
@@ -153,11 +165,12 @@ class PathDialogue:
             return DialogueState(), self._show(DialogueState())
         if _BACK.match(norm):
             if state.clarify:
-                state.clarify, state.pending = [], {}
+                state.clarify, state.pending, state.reopened = [], {}, []
             elif state.answers:
                 state.answers.pop()
             return state, self._show(state)
         notice = self._answer(state, text)
+        notice = self._guard(state) or notice
         return state, self._show(state, notice)
 
     def read(self, stage: str, text: str) -> Reading:
@@ -189,12 +202,21 @@ class PathDialogue:
         picked = direct_choice(text, offered, None) if offered else None
         picked = picked or direct_choice(text, options, letters)
         if picked:
-            self._settle(state, stage, picked, dict(state.pending))
-            return self._check_level(state)
+            facts = dict(state.pending)
+            said_against = state.excluded() | {k[6:] for k, v in facts.items() if k.startswith("level:") and not v}
+            if stage == "level" and picked in state.clarify and (picked in state.reopened or picked in said_against):
+                facts[f"level:{picked}"] = True     # chosen when asked about it: the reader's last word
+            self._settle(state, stage, picked, facts)
+            return ""
         reading = self.read(stage, text)
-        if stage == "level" and state.clarify and self._answers_the_goal(text, reading):
+        if stage == "level" and (state.clarify or not _FIRST_PERSON.search(clean(text, self.rules))) and \
+                self._answers_the_goal(text, reading):
             return OFF_QUESTION.format(text=_short(text))
         facts = {**state.pending, **reading.facts} if state.clarify else dict(reading.facts)
+        # What the answer states about the reader rules levels out, whichever question it
+        # answers ("3", then "mon premier noyau, je n'ai jamais écrit de kernel").
+        excludes = reading.excludes if stage == "level" else self.read("level", text).excludes
+        facts.update({f"level:{o}": False for o in excludes})
         labels = {o["id"]: o["label"] for o in options}
         if reading.contradiction and len(reading.contradiction) == 2:
             state.clarify, state.pending = list(reading.contradiction), facts
@@ -210,11 +232,12 @@ class PathDialogue:
                 state.clarify, state.pending = [ranked[0][0], ranked[1][0]], facts
                 return NOT_SURE.format(text=_short(text))
         if not reading.understood or match.option is None:
-            state.clarify, state.pending = [], {}
+            if not state.reopened:      # a reopened level keeps its offer and its facts
+                state.clarify, state.pending = [], {}
             return (NOT_UNDERSTOOD if stage == "level" else NOT_UNDERSTOOD_GOAL).format(text=_short(text))
         if match.sure:
             self._settle(state, stage, match.option, facts)
-            return self._check_level(state)
+            return ""
         state.clarify, state.pending = match.likeliest(2), facts
         return ""
 
@@ -226,24 +249,45 @@ class PathDialogue:
 
     def _settle(self, state: DialogueState, stage: str, option: str, facts: dict) -> None:
         state.answers.append([stage, option, facts] if facts else [stage, option])
-        state.clarify, state.pending = [], {}
+        state.clarify, state.pending, state.reopened = [], {}, []
 
-    def _check_level(self, state: DialogueState) -> str:
-        """A level whose words the reader denies elsewhere ("5", then "… jamais vu TMA") is asked again."""
+    def conflicts(self, state: DialogueState) -> tuple[list[str], bool]:
+        """What the reader's own words say against the settled level: the prerequisites it
+        supposes that they deny ("5", then "TMA jamais vu"), and whether an answer rules the
+        level out ("3", then "je n'ai jamais écrit de noyau"). A level chosen again when asked
+        about it stands: the reader's last word wins."""
         level = state.get("level")
-        if level is None or state.get("goal") is None:
-            return ""
-        needs = self.rules.level_needs.get(level, [])
+        if level is None:
+            return [], False
+        answer = next(a for a in state.answers if a[0] == "level")
+        if len(answer) > 2 and answer[2].get(f"level:{level}") is True:
+            return [], False
         stated = state.stated()
-        denied = [p for p in self.data["paths"]["F"]["prerequisites"] if p["id"] in needs and stated.get(p["id"]) is False]
-        if not denied:
+        denied = [p for p in self.rules.level_needs.get(level, []) if stated.get(p) is False]
+        return denied, level in state.excluded()
+
+    def _guard(self, state: DialogueState) -> str:
+        """The invariant checked before every recommendation: never one on a level that a
+        stated fact contradicts. Such a level is asked again, between itself and the highest
+        level the words allow below it."""
+        if state.get("level") is None or state.get("goal") is None:
             return ""
+        denied, excluded = self.conflicts(state)
+        if not denied and not excluded:
+            return ""
+        level = state.get("level")
         idx = next(i for i, a in enumerate(state.answers) if a[0] == "level")
         old = state.answers.pop(idx)
-        below = self.levels[[o["id"] for o in self.levels].index(level) - 1]["id"]
-        state.clarify, state.pending = [below, level], (old[2] if len(old) > 2 else {})
+        ids = [o["id"] for o in self.levels]
+        out = state.excluded()
+        below = next((o for o in reversed(ids[:ids.index(level)]) if o not in out), ids[0])
+        state.clarify, state.pending = [below, level], dict(old[2]) if len(old) > 2 else {}
+        state.reopened = list(state.clarify)
         label = next(o["label"] for o in self.levels if o["id"] == level)
-        return LEVEL_VS_FACT.format(level=label, names=_join([p["name"] for p in denied]))
+        if denied:
+            names = {p["id"]: p["name"] for p in self.data["paths"]["F"]["prerequisites"]}
+            return LEVEL_VS_FACT.format(level=label, names=_join([names[p] for p in denied]))
+        return LEVEL_VS_WORDS.format(level=label)
 
     def _pending_prerequisite(self, state: DialogueState) -> dict | None:
         """The first prerequisite of the chosen path that neither the reader's words nor a

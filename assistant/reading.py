@@ -32,12 +32,19 @@ from assistant.spelling import correct
 
 _SPLIT = re.compile(
     r"([;!?()\n/]|[,:](?!\d)|\.(?=\s|$)|\s[-–—]\s|\b(?:mais|sauf|hormis|par contre|en revanche|cependant|pourtant|"
-    r"toutefois|neanmoins|alors que|tandis que|but|except|however|though|although|whereas|apart from)\b|"
+    r"toutefois|neanmoins|alors que|tandis que|but|except|however|though|although|whereas|apart from|"
+    r"vu que|puisque|parce que|since|because)\b|"
     r"\bet (?=(?:je|j'|on|nous|jamais|pas|rien|aucune?|par contre)\b)|\band (?=(?:i|i'\w+|never|not|no)\b))")
+_EXCEPT = re.compile(r"^(?:sauf|hormis|except|apart from)$")
 # Separators a bare list item's predicate may reach across ("mbarrier, TMA : jamais vu");
 # a concession or a full stop ends the list ("wrote some kernels, but TMA? never heard of it").
-_LIST_SEPARATOR = re.compile(r"^(?:[,:/]|et |and |\?)$")
-_NEGATION = re.compile(r"\b(?:jamais|pas|aucune?|rien|ni|non|nul|zero|never|not|no|nothing|none|nope|nada|"
+_LIST_SEPARATOR = re.compile(r"^(?:[,:/()]|et |and |\?)$")
+# The words of a bare predicate ("jamais vu", "je connais pas", "never heard of it").
+_BARE = frozenset("""jamais pas non nan no never nope rien aucun aucune idee encore yet not vraiment really trop du tout
+    at all clue vu seen used utilise ecrit touche fait j'ai je ai i i've have n'ai ca c'est moi me pour for inconnu
+    inconnus inconnue unknown nada zero of it them la les le y en j'en n'en ni heard entendu parler pareil same
+    idem non plus either neither nor""".split())
+_NEGATION = re.compile(r"\b(?:jamais|pas|aucune?|rien|ni|non|nan|nul|zero|never|idk|dunno|not|no|nothing|none|nope|nada|"
                        r"neither|nor|que dalle|inconnue?s?|unknown|unfamiliar|new to me|nouveaux? pour moi|"
                        r"nouvelles? pour moi|du chinois|chinese to me|no clue|aucune idee|no idea|j'ignore|hardly|"
                        r"yet to|pas encore|not yet|mystere|mystery|"
@@ -51,7 +58,7 @@ _NEGATION = re.compile(r"\b(?:jamais|pas|aucune?|rien|ni|non|nul|zero|never|not|
 # not a claim to write such kernels, so it cannot contradict a level.
 _KNOWING = re.compile(r"\b(?:connai\w*|sai[st]|savoir|know\w*|understand\w*|compri\w*|maitris\w*|familiar|"
                       r"a l'aise|comfortable|"
-                      r"entendu|heard|vu|seen|lu|read about)\b")
+                      r"entendu|heard|vu|seen|lu|read about|ok|oui|yes|yep|je vois|i see|vois|idee|idea|clue)\b")
 _AFFIRM = re.compile(r"\b(?:oui|yes|yep|ouais|bien sur|of course|sure|je (?:sais|connais|maitrise|comprends)|"
                      r"i (?:know|understand|get)|deja|already|connu|known|vu|seen)\b")
 
@@ -59,6 +66,10 @@ _AFFIRM = re.compile(r"\b(?:oui|yes|yep|ouais|bien sur|of course|sure|je (?:sais
 # Own evidence a higher level needs before a lower level's background moves up to it: one
 # passing word ("mémoire partagée", 1) must not lift a CUDA course to "optimiser".
 _LADDER_MIN = 2.0
+_FILLER = frozenset("les la le l' des du de d' et alors the a an and or ou puis aussi also".split())
+# Evidence of a level that another clause rules out, from which the answer contradicts itself:
+# one plain mention ("I know CUDA really well", 1.5) against "zero programming" is enough.
+_CLAIM_MIN = 1.5
 # Words in a bare list item ("les mbarrier et TMA") that takes its verb from a neighbour.
 _LIST_ITEM = 4
 
@@ -68,6 +79,7 @@ class Clause:
     text: str
     negative: bool
     knowing: bool = False       # says what the reader knows, not what they do
+    weak: bool = False          # takes a vague or partial predicate ("CUDA, je connais de nom")
 
 
 @dataclass(frozen=True)
@@ -76,7 +88,8 @@ class Reading:
     contradiction: tuple[str, ...] = ()      # options the answer both affirms and rules out
     facts: dict[str, bool] = field(default_factory=dict)   # prerequisite id -> known
     understood: bool = False                  # some word of the answer was recognised
-    hedged: bool = False                      # "je ne sais plus trop", "not sure", "les deux"
+    hedged: bool = False                      # "je ne sais plus trop", "not sure", "les deux", "un peu"
+    excludes: tuple[str, ...] = ()            # options the answer's stated facts rule out ("jamais écrit de noyau")
 
 
 class Rules:
@@ -94,6 +107,9 @@ class Rules:
         self.hedges = re.compile(data["hedges"])
         self.undecided = re.compile(data["undecided"])
         self.partial = re.compile(data["partial"])
+        self.vague = re.compile(data["vague"])
+        self.experience = re.compile(data["experience"])
+        self.wish = re.compile(data["wish"])
         self.ladder = list(data.get("ladder", []))
         self.denials = [(re.compile(d["pattern"]), list(d.get("rules_out", [])), dict(d.get("supports", {})),
                          bool(d.get("general")))
@@ -123,24 +139,41 @@ def clauses(text: str, rules: Rules, topics: list[re.Pattern]) -> list[Clause]:
             parts[-1] = (parts[-1][0], sep)
     out: list[Clause] = []
     carry: tuple[bool, bool] | None = None      # (negative, knowing) of a bare predicate
+    before = ["."] + [sep for _, sep in parts[:-1]]
     for part, sep in reversed(parts):
         if not _LIST_SEPARATOR.match(sep):
             carry = None
-        neg, knowing = bool(_NEGATION.search(part)), bool(_KNOWING.search(part))
+        neg = bool(_NEGATION.search(part))
+        knowing = bool(_KNOWING.search(part))
         if not any(t.search(part) for t in topics):
-            carry = (neg, knowing) if (neg or knowing or _AFFIRM.search(part)) else None
-        elif carry is not None and not neg and len(part.split()) <= _LIST_ITEM and not _AFFIRM.search(part):
-            neg, knowing = carry[0], carry[1] or knowing    # a bare list item before its predicate
+            # Only a bare predicate ("jamais vu", "je connais pas", "oui") lends its polarity to
+            # the list before it; "pas l'entraînement" speaks of something else.
+            bare = knowing or _AFFIRM.search(part) or (neg and all(w in _BARE for w in re.findall(r"[\w']+", part)))
+            carry = (neg, knowing, bool(rules.vague.search(part) or rules.partial.search(part))) if bare else None
+        elif carry is not None and not neg and _content_words(part) <= _LIST_ITEM and not _AFFIRM.search(part):
+            neg, knowing, weak = carry[0], carry[1] or knowing, carry[2]    # a bare list item before its predicate
+            out.append(Clause(part, neg, knowing, weak))
+            continue
         else:
             carry = None
         out.append(Clause(part, neg, knowing))
     out.reverse()
     knowing = False
-    for i, c in enumerate(out):
+    for i, (c, prev) in enumerate(zip(out, before)):
         # "je connais les warps, les mbarrier et TMA": the list after a knowing verb.
-        knowing = c.knowing or (knowing and len(c.text.split()) <= _LIST_ITEM)
-        out[i] = Clause(c.text, c.negative, knowing)
+        knowing = c.knowing or (knowing and _content_words(c.text) <= _LIST_ITEM)
+        negative = c.negative
+        if i and _EXCEPT.match(prev) and not c.text.startswith(("que ", "qu'", "that ")) and \
+                not _NEGATION.search(c.text):
+            # "tout sauf TMA" denies TMA; "jamais écrit de noyau, sauf mes noyaux Hopper" affirms them.
+            negative = not out[i - 1].negative
+        out[i] = Clause(c.text, negative, knowing, c.weak)
     return out
+
+
+def _content_words(text: str) -> int:
+    """Words of a clause but articles and linking words ("alors les mbarrier et la TMA": 2)."""
+    return sum(1 for w in re.findall(r"[\w']+", text) if w not in _FILLER)
 
 
 def _self_negating(pattern: re.Pattern, clause: str) -> bool:
@@ -182,21 +215,37 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
     up = dict.fromkeys(ids, 0.0)
     claimed = dict.fromkeys(ids, 0.0)     # evidence that can contradict a denial
     ruled_out: set[str] = set()
+    excludes: set[str] = set()
+    vague_points: list[set[str]] = []
     facts: dict[str, bool] = {}
     understood = False
     for clause in clauses(cleaned, rules, topics):
         clause = _consume_negation(clause, [p for pats in compiled.values() for p, _, _ in pats])
-        partial = bool(rules.partial.search(clause.text))
+        partial = bool(rules.partial.search(clause.text)) or clause.weak
+        names_prerequisite = any(p.search(clause.text) for p in rules.prerequisites.values())
+        # "un peu de CUDA", "des trucs sur les GPU": the clause's evidence counts half.
+        vague = bool(rules.vague.search(clause.text)) or clause.weak
         for oid, pats in compiled.items():
             for n, (pattern, weight, kind) in enumerate(pats):
                 if pattern.search(clause.text) and (not clause.negative or _self_negating(pattern, clause.text)):
                     understood = True
                     # "je connais TMA" is weaker than "j'écris des noyaux avec TMA", and a
                     # pattern counts once per answer, at its strongest.
-                    is_claim = not (kind == "fact" and clause.knowing)
+                    # "je sais pourquoi cudaDeviceSynchronize entre deux noyaux est mauvais" states a
+                    # prerequisite, it claims no level: it cannot make a contradiction.
+                    full = not ("fact" in kind and clause.knowing) and not vague and not partial
+                    is_claim = full and not (names_prerequisite and clause.knowing)
+                    # Heard of, partly known ("entendu parler de TMA", "TMA vaguement"): no
+                    # evidence of writing such kernels at all.
+                    value = 0.0 if partial and "fact" in kind else weight if full else weight / 2
                     best = hits.get((oid, n), (0.0, False))
-                    hits[(oid, n)] = max(best, (weight if is_claim else weight / 2, is_claim))
-        names_prerequisite = any(p.search(clause.text) for p in rules.prerequisites.values())
+                    hits[(oid, n)] = max(best, (value, is_claim))
+        if vague and not clause.negative and not names_prerequisite:
+            # What a vague clause speaks of ("j'ai vaguement bidouillé des trucs sur GPU"): its
+            # options, and the levels its topic words would stand for.
+            points = {oid for oid, pats in compiled.items() for p, _, _ in pats if p.search(clause.text)}
+            points |= {o for pattern, out, _, _ in rules.denials if pattern.search(clause.text) for o in out if o in own}
+            vague_points.append(points)
         rule_sets = rules.novice if not clause.negative else rules.denials
         for pattern, out, supports, general in rule_sets:
             # "no clue why cudaDeviceSynchronize between kernels is bad" denies the prerequisite,
@@ -206,6 +255,10 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
             if pattern.search(clause.text):
                 understood = True
                 ruled_out.update(o for o in out if o in own)
+                if clause.negative and rules.experience.search(clause.text) and not rules.wish.search(clause.text):
+                    # A fact about the reader ("jamais écrit de noyau"), not a wish ("sans coder"):
+                    # whatever else is picked, it must not contradict it.
+                    excludes.update(o for o in out if o in own)
                 for target, w in supports.items():
                     # "a|b": whichever of a and b the answer otherwise speaks for ("PyTorch,
                     # jamais touché un GPU" is the PyTorch level, "Python, jamais…" the first).
@@ -213,7 +266,7 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
         if clause.negative:
             for oid, pats in compiled.items():
                 for pattern, weight, kind in pats:
-                    if kind != "fact" and pattern.search(clause.text) and not _self_negating(pattern, clause.text):
+                    if "fact" not in kind and pattern.search(clause.text) and not _self_negating(pattern, clause.text):
                         denied[oid] += weight
             for oid, pats in denied_w.items():
                 for pattern, weight in pats:
@@ -225,15 +278,18 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
                 understood = True
                 facts[pid] = facts.get(pid, True) and not clause.negative and not partial
     for (oid, n), (value, is_claim) in hits.items():
-        (up if compiled[oid][n][2] == "up" else own)[oid] += value
+        (up if "up" in compiled[oid][n][2] else own)[oid] += value
         claimed[oid] += value if is_claim else 0.0
+    supported: set[str] = set()
     for targets, w in shared:
         if targets:
-            own[max(targets, key=lambda t: (own[t] + up[t], -targets.index(t)))] += w
+            target = max(targets, key=lambda t: (own[t] + up[t], -targets.index(t)))
+            own[target] += w
+            supported.add(target)
     if not any(o in rules.ladder for o in ids):
         # Goals: "accélérer PyTorch, mais je ne veux plus jamais toucher à PyTorch".
         ruled_out.update(o for o in ids if denied[o] >= 1.5)
-    contradiction = tuple(o for o in ids if o in ruled_out and claimed[o] >= 2.5)
+    contradiction = tuple(o for o in ids if o in ruled_out and claimed[o] >= _CLAIM_MIN)
     allowed = [o for o in ids if o not in ruled_out]
     scores = {o: own[o] + up[o] for o in allowed}
     ladder = [o for o in rules.ladder if o in scores]
@@ -247,28 +303,37 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
         pair = [best_allowed] if best_allowed and scores[best_allowed] > 0 else []
         contradiction = tuple(pair + [max(contradiction, key=lambda o: claimed[o])])
     ranked = tuple(sorted(((o, scores.get(o, 0.0)) for o in ids), key=lambda s: -s[1]))
+    top_hits = [key for key in hits if ranked and key[0] == ranked[0][0]]
     top = ranked[0][1] if ranked else 0.0
     runner = ranked[1][1] if len(ranked) > 1 else 0.0
     # Hesitating between options ("un peu de CUDA, un peu d'optimisation, je sais plus trop").
     hedged = bool(rules.hedges.search(cleaned)) and runner > 0 or bool(rules.undecided.search(cleaned))
+    # Nothing but a job title or a field ("développeur", "data scientist", "l'IA"): not clear enough.
+    title_only = bool(top_hits) and ranked[0][0] not in supported and \
+        all("title" in compiled[o][n][2] for o, n in top_hits)
+    # A vague clause that speaks for another option than the best ("dev backend, et j'ai
+    # vaguement bidouillé des trucs sur GPU"): the answer is not clear.
+    elsewhere = bool(ranked) and any(p and ranked[0][0] not in p for p in vague_points)
+    hedged = hedged or title_only or elsewhere
     if top <= 0:
         match = Match(None, 0.0, ranked)
     else:
         confidence = top / (top + runner)
         match = Match(ranked[0][0], min(confidence, 0.6) if hedged or contradiction else confidence, ranked)
-    return Reading(match, contradiction, facts, understood or top > 0, hedged)
+    return Reading(match, contradiction, facts, understood or top > 0, hedged, tuple(o for o in ids if o in excludes))
 
 
 _YES_WORDS = {"oui", "yes", "yep", "yup", "yeah", "ouais", "o", "y", "absolument", "absolutely", "evidemment",
               "certainement", "certainly", "sure", "definitely", "definitivement", "carrement", "grave", "ofc",
               "obviously", "si", "bah", "ben", "bien", "exactement", "exactly", "parfaitement", "affirmatif",
               "correct", "yess", "yas", "mouais", "naturellement", "of"}
-_NO_WORDS = {"non", "no", "nope", "nan", "na", "n", "jamais", "never", "pas", "nah", "negatif", "nein", "aucune",
+_NO_WORDS = {"non", "no", "nope", "nan", "bof", "idk", "dunno", "na", "n", "jamais", "never", "pas", "nah", "negatif", "nein", "aucune",
              "aucun", "rien", "not", "nada", "niet"}
 # Knowing the name is not knowing the thing: "j'en ai entendu parler", "c'est quoi ?".
 _HEARD_OF = re.compile(r"\b(?:entendu parler|heard of|heard about|de nom|the name|only the name|c'est quoi|"
                        r"qu'est-ce que c'est|what is (?:that|it|this)|what'?s that|ca me dit (?:vaguement )?quelque chose|"
                        r"rings a bell)\b")
+_THINK_YES = re.compile(r"\b(?:je (?:crois|pense) que oui|i think so|i believe so|je pense bien|il me semble que oui)\b")
 _YES_ELSE = re.compile(r"\b(?:tout a fait|bien sur|of course|i think so|je pense|je crois|probably|probablement|"
                        r"j'en ai (?:deja )?(?:utilise|ecrit|fait)|i do|i have|i've used|used (?:it|them)|utilise|"
                        r"connu|known)\b")
@@ -285,6 +350,8 @@ def read_yes_no(text: str, rules: Rules) -> bool | None:
         return None
     if _HEARD_OF.search(cleaned):
         return False
+    if _THINK_YES.search(cleaned) and not _NEGATION.search(cleaned):
+        return True     # "je crois que oui, ça bloque le CPU": a yes that says why
     partial = bool(rules.partial.search(cleaned))
     if words[0] in _YES_WORDS and not (words[0] in {"bah", "ben", "bien", "of"} and len(words) == 1):
         return not partial and not (len(words) > 1 and words[1] in _NO_WORDS)

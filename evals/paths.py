@@ -30,7 +30,7 @@ from pathlib import Path
 from assistant.paths import DialogueState, PathDialogue
 from evals.common import DATA, load_set, write_result
 
-DEV_SETS = ("paths", "paths_heldout", "paths_dev_extra")
+DEV_SETS = ("paths", "paths_heldout", "paths_dev_extra", "paths_dev2")
 TEST_SETS = ("paths_test",)
 GOALS = {"level_recognised": 0.90, "path_without_clarification": 0.90, "clarification_when_unclear": 0.90,
          "missing_found": 0.90, "confident_contradicting": 0}
@@ -151,7 +151,8 @@ def _cell(value, support=None) -> str:
 def main(args: argparse.Namespace | None = None) -> int:
     dialogue = PathDialogue()
     dev_items, dev_files = _load(DEV_SETS)
-    test_items, test_files = _load(TEST_SETS)
+    # ``--dev``: tuning runs never touch the test split.
+    test_items, test_files = ([], []) if getattr(args, "dev", False) else _load(TEST_SETS)
     dev = evaluate(dialogue, dev_items)
     test = evaluate(dialogue, test_items, keep_failures=False) if test_items else None
     rows = []
@@ -177,7 +178,7 @@ def main(args: argparse.Namespace | None = None) -> int:
             f"{f['missing'] if f['missing'] is not None else ''} (attendu {f['expect']})" for f in dev["failures"]) + "\n"
     result = {"dev": {"files": dev_files, **dev}, "test": ({"files": test_files, **test} if test else None),
               "goals": GOALS}
-    jpath, _ = write_result("paths", result, md)
+    jpath, _ = write_result("paths", result, md, tag="-dev" if getattr(args, "dev", False) else "")
     print(md)
     print(f"résultats écrits dans {jpath}")
     return 0
