@@ -66,6 +66,9 @@ _AFFIRM = re.compile(r"\b(?:oui|yes|yep|ouais|bien sur|of course|sure|je (?:sais
 # Own evidence a higher level needs before a lower level's background moves up to it: one
 # passing word ("mémoire partagée", 1) must not lift a CUDA course to "optimiser".
 _LADDER_MIN = 2.0
+_SUBJECT = re.compile(r"(?:^|\b)(?:je|j'|tu|il|elle|on|nous|vous|ils|elles|i|i'm|i've|you|he|she|we|they|c'est)(?:\b|(?<=')|$)")
+_CONCESSION = re.compile(r"^(?:mais|par contre|en revanche|but|however)$")
+_PRONOUN = re.compile(r"(?:\bj'en\b|\bn'en\b|\ben (?:ai|avons|a)\b|\b(?:any|one)\b)")
 _FILLER = frozenset("les la le l' des du de d' et alors the a an and or ou puis aussi also".split())
 # Evidence of a level that another clause rules out, from which the answer contradicts itself:
 # one plain mention ("I know CUDA really well", 1.5) against "zero programming" is enough.
@@ -138,11 +141,16 @@ def clauses(text: str, rules: Rules, topics: list[re.Pattern]) -> list[Clause]:
         elif parts and not _LIST_SEPARATOR.match(sep):
             parts[-1] = (parts[-1][0], sep)
     out: list[Clause] = []
-    carry: tuple[bool, bool] | None = None      # (negative, knowing) of a bare predicate
+    carry: tuple[bool, bool, bool] | None = None      # (negative, knowing, weak) of a bare predicate
+    fresh = False                               # that predicate is the very next clause
     before = ["."] + [sep for _, sep in parts[:-1]]
     for part, sep in reversed(parts):
-        if not _LIST_SEPARATOR.match(sep):
+        # "le coup de cudaDeviceSynchronize par contre je vois pas trop": a topic with no subject
+        # of its own takes the bare predicate that follows it, across a concession too.
+        subjectless = not _SUBJECT.search(part) and fresh
+        if not _LIST_SEPARATOR.match(sep) and not (subjectless and _CONCESSION.match(sep)):
             carry = None
+        fresh = False
         neg = bool(_NEGATION.search(part))
         knowing = bool(_KNOWING.search(part))
         if not any(t.search(part) for t in topics):
@@ -150,7 +158,9 @@ def clauses(text: str, rules: Rules, topics: list[re.Pattern]) -> list[Clause]:
             # the list before it; "pas l'entraînement" speaks of something else.
             bare = knowing or _AFFIRM.search(part) or (neg and all(w in _BARE for w in re.findall(r"[\w']+", part)))
             carry = (neg, knowing, bool(rules.vague.search(part) or rules.partial.search(part))) if bare else None
-        elif carry is not None and not neg and _content_words(part) <= _LIST_ITEM and not _AFFIRM.search(part):
+            fresh = carry is not None
+        elif carry is not None and not neg and (_content_words(part) <= _LIST_ITEM or subjectless) and \
+                not _AFFIRM.search(part) and not knowing:
             neg, knowing, weak = carry[0], carry[1] or knowing, carry[2]    # a bare list item before its predicate
             out.append(Clause(part, neg, knowing, weak))
             continue
@@ -219,8 +229,15 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
     vague_points: list[set[str]] = []
     facts: dict[str, bool] = {}
     understood = False
+    previous = ""
     for clause in clauses(cleaned, rules, topics):
         clause = _consume_negation(clause, [p for pats in compiled.values() for p, _, _ in pats])
+        # "mon premier noyau, vu que j'en ai jamais écrit": the pronoun stands for the topic of
+        # the clause before; the denial rules read them together.
+        subject = clause.text
+        if clause.negative and _PRONOUN.search(clause.text) and not any(t.search(clause.text) for t in topics):
+            subject = previous + " " + clause.text
+        previous = clause.text
         partial = bool(rules.partial.search(clause.text)) or clause.weak
         names_prerequisite = any(p.search(clause.text) for p in rules.prerequisites.values())
         # "un peu de CUDA", "des trucs sur les GPU": the clause's evidence counts half.
@@ -252,7 +269,7 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
             # not kernel writing: general denials skip clauses that name a prerequisite.
             if general and names_prerequisite:
                 continue
-            if pattern.search(clause.text):
+            if pattern.search(subject):
                 understood = True
                 ruled_out.update(o for o in out if o in own)
                 if clause.negative and rules.experience.search(clause.text) and not rules.wish.search(clause.text):

@@ -30,7 +30,7 @@ from pathlib import Path
 from assistant.paths import DialogueState, PathDialogue
 from evals.common import DATA, load_set, write_result
 
-DEV_SETS = ("paths", "paths_heldout", "paths_dev_extra", "paths_dev2")
+DEV_SETS = ("paths", "paths_heldout", "paths_dev_extra", "paths_dev2", "paths_dev_cases")
 TEST_SETS = ("paths_test",)
 GOALS = {"level_recognised": 0.90, "path_without_clarification": 0.90, "clarification_when_unclear": 0.90,
          "missing_found": 0.90, "confident_contradicting": 0}

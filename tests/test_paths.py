@@ -173,7 +173,8 @@ def test_every_step_resolves_to_an_existing_chapter(dialogue):
                 assert (ROOT / "corpus" / dialogue.chapters[cid]["path"]).exists(), cid
 
 
-@pytest.mark.parametrize("name,size", [("paths", 60), ("paths_heldout", 30), ("paths_dev_extra", 70)])
+@pytest.mark.parametrize("name,size", [("paths", 60), ("paths_heldout", 30), ("paths_dev_extra", 70),
+                                       ("paths_dev2", 130), ("paths_dev_cases", 25)])
 def test_free_text_eval_reaches_its_targets_on_dev(dialogue, name, size):
     result = evaluate(dialogue, load_set(name))
     assert result["dialogues"] >= size
@@ -315,3 +316,57 @@ def test_messages_use_french_typography(dialogue):
         assert not re.search(r" [;?!:]", text) and "« " not in text and " »" not in text
     _, display = _run(dialogue, "2", "C")
     assert not re.search(r" [;?!]", display.text)
+
+
+# -- when an answer is clear enough, and the invariant before every recommendation -----------
+
+@pytest.mark.parametrize("text", ["un peu de CUDA", "développeur", "data scientist", "chercheuse",
+                                  "dev backend, et j'ai vaguement bidouillé des trucs sur GPU"])
+def test_vague_words_and_job_titles_alone_are_asked_about(dialogue, text):
+    state, display = _run(dialogue, text)
+    assert display.kind == "clarification" and display.topic == "level" and state.get("level") is None
+
+
+@pytest.mark.parametrize("text,facts", [
+    ("j'optimise des noyaux, je connais tout sauf TMA", {"tma": False}),
+    ("I know everything except mbarriers", {"mbarrier": False}),
+    ("j'ai entendu parler des warps, TMA vaguement", {"warp": False, "tma": False}),
+    ("I sort of know mbarriers, warps yes", {"mbarrier": False, "warp": True}),
+    ("je connais les warps mais pas les mbarrier ni TMA", {"warp": True, "mbarrier": False, "tma": False}),
+    ("le reste (mbarrier, TMA) je connais pas", {"mbarrier": False, "tma": False}),
+])
+def test_prerequisites_read_clause_by_clause(dialogue, text, facts):
+    assert dialogue.read("level", text).facts == facts
+
+
+def test_heard_of_tma_is_no_evidence_of_writing_hopper_kernels(dialogue):
+    assert dialogue.read("level", "j'ai entendu parler de TMA").match.option != "hopper"
+
+
+@pytest.mark.parametrize("turns", [
+    ["3", "écrire mon premier noyau, je n'ai jamais écrit de kernel"],
+    ["4", "inférence LLM, mais je n'ai jamais touché un GPU"],
+    ["Hopper, TMA", "megakernels, mais je ne sais pas ce qu'est un warp"],
+])
+def test_a_level_that_a_stated_fact_contradicts_is_never_recommended(dialogue, turns):
+    state, display = _run(dialogue, *turns)
+    assert display.kind == "clarification" and display.topic == "level"
+    assert dialogue.conflicts(state) == ([], False) and state.get("level") is None
+    # A state that carries the contradiction is caught before any recommendation is shown.
+    bad = DialogueState(answers=[["level", turns[0] == "3" and "cuda-simple" or "optimiser"],
+                                 ["goal", "premier-noyau", {"level:cuda-simple": False, "level:optimiser": False}]])
+    _, shown = dialogue.step(bad)
+    assert shown.kind == "clarification" and shown.recommendation is None
+
+
+def test_a_contradicted_level_chosen_again_stands(dialogue):
+    state, display = _run(dialogue, "5", "les megakernels, mais TMA jamais vu", "Écrire des noyaux Hopper avec TMA")
+    assert state.get("level") == "hopper" and display.kind == "prerequisite"
+    while display.kind == "prerequisite":
+        state, display = dialogue.step(state, "oui")
+    assert display.recommendation["missing_prerequisites"] == ["tma"]
+
+
+def test_an_answer_to_the_next_question_after_a_misunderstanding_is_not_taken_as_a_level(dialogue):
+    state, display = _run(dialogue, "I can bake a mean apple pie", "pytorch plus rapide")
+    assert display.topic == "level" and state.get("level") is None
