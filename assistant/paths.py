@@ -11,8 +11,13 @@ between the two likeliest options, one that contradicts itself ("je ne connais r
 mais j'écris des noyaux Hopper") is asked about, an unknown one ("banane") gets "je n'ai pas
 compris" with every option, an empty one a message; nothing already answered is lost. What an
 answer says of path F's four prerequisites is kept with it: only the others are asked, and
-the ones understood are named. A level the reader's later words deny ("5", then "TMA
-jamais vu") is asked again rather than recommended on.
+the ones understood are named.
+
+Invariant, checked by ``step`` before anything is shown: no recommendation on a level that a
+fact the reader stated contradicts (``conflicts``): a prerequisite the level supposes and the
+words deny ("5", then "TMA jamais vu"), or an answer whose words rule the level out ("3",
+then "je n'ai jamais écrit de kernel"). Such a level is asked again, between itself and the
+highest level the words allow below it; chosen again, it stands (the reader's last word).
 
 The data (questions, options, reading rules, the six paths with their chapters, hours, exit
 test, notes) lives in ``corpus/parcours.yaml`` and is checked at load against the chapter plan.

@@ -7,20 +7,34 @@ path-F prerequisites it says the reader knows (True) or does not know (False).
 How an answer is read (rules and vocabulary live in ``corpus/parcours.yaml``, ``reading``):
 1. normalised (lowercase, accents folded), misspelt words mapped to the vocabulary
    (``assistant.spelling``), filler phrases that look negative but are not ("rien de plus",
-   "il ne faut pas appeler …") blanked;
-2. cut into clauses at punctuation and at concessions ("mais", "sauf", "par contre",
-   "but", "except" …) and at "et je …", "and never …";
+   "il ne faut pas appeler …", "pas de souci", "c'est nul") blanked;
+2. cut into clauses at punctuation, at concessions ("mais", "sauf", "par contre", "but",
+   "except" …), at reasons ("vu que", "because") and at "et je …", "and never …";
 3. each clause is affirmed or denied ("jamais", "pas encore", "n'ai … pas", "never",
-   "not yet" …); a short clause with no verb of its own ("mbarrier, TMA : jamais vu")
-   takes the polarity of the bare predicate that follows it;
-4. affirmed clauses add their options' pattern weights; denied clauses add nothing for
-   those patterns but apply the denial rules ("jamais touché un GPU" rules out the kernel
-   levels and speaks for "programmer");
-5. an option strongly affirmed and ruled out by another clause is a contradiction; levels
-   form a ladder, so background evidence of a lower level ("je code en Python") moves up to
-   the highest level the answer otherwise supports ("… et j'écris des noyaux CUDA").
-Limits: no syntax tree; a negation scopes over its whole clause; nested clauses beyond
-one concession per sentence are read clause by clause.
+   "not yet", "idk" …): the negation scopes over its own clause only. A topic with no predicate
+   of its own ("mbarrier, TMA : jamais vu", "le coup de cudaDeviceSynchronize par contre je vois
+   pas trop") takes the polarity of the bare predicate right after it; what follows an
+   exception is denied after an affirmed clause ("tout sauf TMA") and affirmed after a denied
+   one ("jamais écrit de noyau, sauf mes noyaux Hopper"); a pronoun ("j'en ai jamais écrit")
+   stands for the topic of the clause before;
+4. affirmed clauses add their options' pattern weights, at half weight in a vague clause ("un
+   peu de CUDA", "des trucs", "de nom") and, for prerequisite words, at half in a clause that
+   says what the reader knows and not at all in one that says they only heard of it ("entendu
+   parler de TMA", "TMA vaguement"); denied clauses add nothing for those patterns but apply
+   the denial rules ("jamais touché un GPU" rules out the kernel levels and speaks for
+   "programmer"); a denial in a clause about experience, not a wish ("jamais écrit de noyau",
+   not "sans coder"), is a stated fact: ``Reading.excludes``;
+5. an option affirmed (1.5 or more of claim) and ruled out by another clause is a
+   contradiction; levels form a ladder, so background evidence of a lower level ("je code en
+   Python") moves up to the highest level the answer otherwise supports;
+6. hedged, never settled: a hesitation ("je sais plus trop") with a runner-up, two options at
+   once or a self-correction ("les deux", "enfin non"), nothing but a job title or a field
+   ("développeur", "data scientist", "l'IA"), a vague clause that speaks for another option
+   than the best ("dev backend, et j'ai vaguement bidouillé des trucs sur GPU").
+Prerequisites: each clause that names one says known (affirmed) or not (denied, partial,
+heard of); "tout sauf TMA" settles TMA only.
+Limits: no syntax tree; nested clauses beyond one concession per sentence are read clause by
+clause; a pronoun reaches back one clause only.
 """
 from __future__ import annotations
 
@@ -371,7 +385,8 @@ def read_yes_no(text: str, rules: Rules) -> bool | None:
         return True     # "je crois que oui, ça bloque le CPU": a yes that says why
     partial = bool(rules.partial.search(cleaned))
     if words[0] in _YES_WORDS and not (words[0] in {"bah", "ben", "bien", "of"} and len(words) == 1):
-        return not partial and not (len(words) > 1 and words[1] in _NO_WORDS)
+        # "of course not", "bien sûr que non", "oui mais pas vraiment": the denial wins.
+        return not partial and not _NEGATION.search(" ".join(words[1:]))
     if words[0] in _NO_WORDS:
         return False
     if _NEGATION.search(cleaned) or partial or rules.hedges.search(cleaned):

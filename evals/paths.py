@@ -1,9 +1,11 @@
 """``tuile eval paths``: free-text reading-path dialogues against their expected outcome, dev and test.
 
-Sets (``evals/data``): DEV = ``paths.yaml``, ``paths_heldout.yaml`` and ``paths_dev_extra.yaml``
+Sets (``evals/data``): DEV = ``paths.yaml``, ``paths_heldout.yaml``, ``paths_dev_extra.yaml``,
+``paths_dev2.yaml`` (a second independent writer, hard cases) and ``paths_dev_cases.yaml``
 (the rules of ``corpus/parcours.yaml`` were tuned on them); TEST = ``paths_test.yaml``,
 written by someone who never saw the rules and never used to tune them. Only the test
-figures are reported for it, never its dialogues.
+figures are reported for it, never its dialogues; ``--dev`` runs the dev side alone (for
+tuning: the test side is run once, to report).
 
 Each dialogue gives the user's turns (the dialogue starts with question 1); when the dialogue
 asks a path-F prerequisite after the turns run out, the answer comes from the dialogue's
