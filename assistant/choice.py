@@ -1,10 +1,10 @@
-"""Map a free French (or English) answer to one of a question's options, with a confidence.
+"""The pieces of choosing among a question's options: a scored ``Match``, explicit picks,
+normalisation, and the nearest example answers by e5 embedding.
 
-Each option carries weighted regular expressions (in ``corpus/parcours.yaml``) matched on
-the answer lowercased with accents folded; an option's score is the sum of the weights that
-match. ``confidence`` is top / (top + runner-up): two options that both match well give
-~0.5, one clear match gives 1.0. The dialogue asks a clarifying question below
-``CONFIDENT`` instead of guessing.
+``assistant.reading`` scores a free answer into a ``Match``; ``confidence`` is
+top / (top + runner-up): two options that both match well give ~0.5, one clear match
+gives 1.0. ``Match.sure`` says when an answer is clear enough to settle (enough evidence,
+twice the runner-up's, a lead, no strong second); otherwise the dialogue asks.
 """
 from __future__ import annotations
 
@@ -13,11 +13,20 @@ from dataclasses import dataclass
 
 from ingest.anchors import fold
 
-# Calibrated on evals/data/paths.yaml: at 0.7, every ambiguous or contradictory dialogue
-# there gets a clarifying question and no clear answer does (0.6 let "je débute mais
-# j'écris des noyaux Hopper" through as Hopper at 0.64).
-CONFIDENT = 0.7
+# When an answer is clear enough to settle: its best option has at least MIN_SCORE of
+# evidence (one strong word such as "python" or "premier kernel", 2.0), twice the runner-up's
+# (CONFIDENT: confidence = top / (top + runner) >= 2/3) and a lead of MIN_MARGIN (a second
+# piece of evidence, not a rounding difference). Checked on the dev dialogues
+# (evals/data/paths*.yaml but paths_test): at 0.7, "LLM inference, serving models faster"
+# (5.5 against 2.5) was asked again for nothing; 0.6 let "je débute mais j'écris des noyaux
+# Hopper" through as Hopper at 0.64 before contradictions were read for themselves.
+CONFIDENT = 2 / 3
 MIN_SCORE = 2.0
+MIN_MARGIN = 1.5
+# Two options with strong evidence each ("comprendre sans coder, mais je veux aussi écrire mes
+# propres noyaux": 6 against 3): a runner-up with a full pattern's worth (3.0) is asked about
+# unless the best has three times as much.
+STRONG = 3.0
 
 
 @dataclass(frozen=True)
@@ -28,10 +37,16 @@ class Match:
 
     @property
     def sure(self) -> bool:
-        return self.option is not None and self.confidence >= CONFIDENT and self.ranked[0][1] >= MIN_SCORE
+        if self.option is None:
+            return False
+        top = self.ranked[0][1]
+        runner = self.ranked[1][1] if len(self.ranked) > 1 else 0.0
+        if runner >= STRONG and top < 3 * runner:
+            return False
+        return self.confidence >= CONFIDENT and top >= MIN_SCORE and top - runner >= MIN_MARGIN
 
     def likeliest(self, n: int = 2) -> list[str]:
-        return [opt for opt, score in self.ranked[:n] if score > 0] or [opt for opt, _ in self.ranked[:n]]
+        return [opt for opt, _ in self.ranked[:n]]
 
 
 def normalise(text: str) -> str:
@@ -40,30 +55,11 @@ def normalise(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
-def match_option(text: str, options: list[dict]) -> Match:
-    """Score ``text`` against each option's patterns ([regex, weight] pairs)."""
-    norm = normalise(text)
-    scores: list[tuple[str, float]] = []
-    for opt in options:
-        score = 0.0
-        for pattern, weight in opt.get("patterns", []):
-            if re.search(pattern, norm):
-                score += float(weight)
-        scores.append((opt["id"], score))
-    ranked = tuple(sorted(scores, key=lambda s: -s[1]))
-    top = ranked[0][1] if ranked else 0.0
-    if top <= 0:
-        return Match(None, 0.0, ranked)
-    runner = ranked[1][1] if len(ranked) > 1 else 0.0
-    return Match(ranked[0][0], top / (top + runner), ranked)
-
-
-# Below this regex score the answer used words the patterns do not know; the embedding of
-# the answer is then compared with each option's example answers. On the dev dialogues,
-# e5 similarities of a right prototype sit at 0.86-0.97 and a margin under 0.01 between the
-# two best options meant a coin toss, so both bounds send the user to a clarification.
+# When no word of an answer is recognised, the embedding of the answer is compared with each
+# option's example answers, and the two nearest are offered to choose from (never settled
+# alone). On the dev dialogues, e5 similarities of a right prototype sit at 0.86-0.97; under
+# 0.90 the suggestion is not worth offering and the question is simply asked again.
 SIM_MIN = 0.90
-SIM_MARGIN = 0.025
 
 
 class PrototypeMatcher:
@@ -82,20 +78,6 @@ class PrototypeMatcher:
         return sorted(sims.items(), key=lambda kv: -kv[1])
 
 
-def match_with_fallback(text: str, options: list[dict], prototypes: PrototypeMatcher | None) -> Match:
-    """Regex patterns first; when they find little, the nearest example answers decide."""
-    match = match_option(text, options)
-    if prototypes is None or (match.ranked and match.ranked[0][1] >= MIN_SCORE):
-        return match
-    ranked = prototypes.rank(text)
-    (best, top), (_, second) = ranked[0], ranked[1]
-    sure = top >= SIM_MIN and top - second >= SIM_MARGIN
-    # Expressed on the regex scale so that Match.sure applies unchanged.
-    scores = tuple((oid, MIN_SCORE * (1.0 if sure and oid == best else 0.5)) for oid, _ in ranked)
-    confidence = 1.0 if sure else 0.5
-    return Match(best, confidence, scores)
-
-
 def direct_choice(text: str, options: list[dict], letters: dict[str, str] | None = None) -> str | None:
     """An explicit pick: the option id, its number (1-based), its label, or a path letter."""
     raw = text.strip()
@@ -103,10 +85,16 @@ def direct_choice(text: str, options: list[dict], letters: dict[str, str] | None
     for opt in options:
         if norm == normalise(opt["id"]) or norm == normalise(opt["label"]).strip(" ."):
             return opt["id"]
-    if norm.isdigit() and 1 <= int(norm) <= len(options):
-        return options[int(norm) - 1]["id"]
+    m = re.fullmatch(_PICK.format(r"(\d)"), norm)
+    if m and 1 <= int(m.group(1)) <= len(options):
+        return options[int(m.group(1)) - 1]["id"]
     if letters:
-        m = re.fullmatch(r"(?:parcours |path )?([a-f])", norm)
+        m = re.fullmatch(_PICK.format(r"([a-f])"), norm)
         if m and m.group(1).upper() in letters:
             return letters[m.group(1).upper()]
     return None
+
+
+# "2", "option 2", "la 3", "n° 4", "parcours B", "le B svp".
+_PICK = (r"(?:(?:le|la|l'|option|choix|reponse|numero|n°|no|number|parcours|path|#)\s*)?{}"
+         r"(?:\s*(?:please|svp|stp|merci))?")

@@ -5,7 +5,6 @@ import argparse
 import json
 
 
-
 def render(display) -> str:
     """Plain-text rendering of one dialogue turn."""
     lines = []
@@ -19,19 +18,24 @@ def render(display) -> str:
             lines.append(f"  {n}. {step['label']}{tag}")
             for ch in step["chapters"]:
                 mark = "  – facultatif, déjà acquis" if ch["optional"] else ""
-                lines.append(f"     · {ch['title']} — {ch['link']}{mark}")
+                time = f" ({ch['time_text']})" if ch.get("time_text") else ""
+                lines.append(f"     · {ch['title']}{time} — {ch['link']}{mark}")
     elif display.options:
         for n, (_, label) in enumerate(display.options, 1):
             lines.append(f"  {n}. {label}")
     return "\n".join(lines)
 
 
+_QUIT = {"q", "quitter", "quit", "exit", "sortir"}
+INTRO = ("Répondez par un numéro ou en quelques mots\u202f; «\u00a0retour\u00a0» revient en arrière, "
+         "«\u00a0recommencer\u00a0» reprend tout, «\u00a0quitter\u00a0» (ou Ctrl-D) s'arrête.")
+
+
 def _interactive(dialogue) -> int:
     from assistant.paths import DialogueState
 
     state, display = dialogue.step(DialogueState())
-    print("Répondez par un numéro ou en quelques mots ; « retour » revient en arrière, « recommencer » "
-          "reprend tout, une ligne vide quitte.\n")
+    print(INTRO + "\n")
     while True:
         print(render(display))
         if display.kind == "recommendation":
@@ -40,10 +44,11 @@ def _interactive(dialogue) -> int:
             text = input("> ").strip()
         except EOFError:
             return 0
-        if not text:
+        if text.lower() in _QUIT:
             return 0
         if text.isdigit() and display.options and 1 <= int(text) <= len(display.options):
             text = display.options[int(text) - 1][0]
+        # An empty line goes to the dialogue too: it answers with a message and keeps everything.
         state, display = dialogue.step(state, text)
         print()
 
@@ -63,20 +68,14 @@ def _run(args: argparse.Namespace) -> int:
         if display.kind != "question" or display.notice:
             break
     while display.kind == "prerequisite" and args.sais is not None:
-        pre_id = next(k[4:] for k in _pending_keys(dialogue, state))
-        state, display = dialogue.step(state, "oui" if pre_id in known else "non")
+        state, display = dialogue.step(state, "oui" if display.topic[4:] in known else "non")
     if args.json:
-        print(json.dumps({"state": state.to_dict(), "kind": display.kind, "text": display.text,
-                          "options": display.options, "notice": display.notice,
+        print(json.dumps({"state": state.to_dict(), "kind": display.kind, "topic": display.topic,
+                          "text": display.text, "options": display.options, "notice": display.notice,
                           "recommendation": display.recommendation}, ensure_ascii=False, indent=2))
     else:
         print(render(display))
     return 0
-
-
-def _pending_keys(dialogue, state):
-    pending = dialogue._pending_prerequisite(state)
-    return [f"pre:{pending['id']}"] if pending else []
 
 
 def register(subparsers) -> None:

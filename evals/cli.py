@@ -28,4 +28,6 @@ def register(subparsers) -> None:
     add_arguments(a)
     a.set_defaults(func=_runner("evals.answers"))
     w = which.add_parser("paths", help="parcours : dialogues en texte libre, jeu principal et jeu séparé")
+    w.add_argument("--dev", action="store_true",
+                   help="dev seulement (pour régler les règles ; le test ne se lance qu'une fois, à la fin)")
     w.set_defaults(func=_runner("evals.paths"))

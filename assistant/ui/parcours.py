@@ -11,6 +11,7 @@ import json
 
 import gradio as gr
 
+from assistant.paths import DialogueState
 from assistant.ui import render
 from assistant.ui.services import Services, french_error
 
@@ -71,7 +72,11 @@ def build(services: Services, state: gr.BrowserState, ticks: gr.BrowserState) ->
         labels = [label for _, label in display.options][:MAX_OPTIONS]
         opts = [gr.update(value=labels[i], visible=True) if i < len(labels) else gr.update(visible=False)
                 for i in range(MAX_OPTIONS)]
-        return [new_state.to_dict(), "\n".join(lines)] + opts + [gr.update(visible=True), "", "", ""]
+        # An answer that was not taken ("banane", a yes/no question answered otherwise) stays
+        # in the box to be corrected; one that was taken clears it.
+        taken = new_state.to_dict() != DialogueState.from_dict(st).to_dict()
+        box = "" if taken or not display.notice else gr.update()
+        return [new_state.to_dict(), "\n".join(lines)] + opts + [gr.update(visible=True), "", "", box]
 
     outputs = [state, prompt] + options + [free_row, checklist, progress, free]
 

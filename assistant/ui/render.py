@@ -93,8 +93,7 @@ def recommendation_html(rec: dict, ticked: set[str] | list[str]) -> str:
         for ch in step["chapters"]:
             checked = " checked" if ch["id"] in ticked else ""
             note = ' <span class="tuile-muted">— facultatif, déjà acquis</span>' if ch["optional"] else ""
-            hours = f' <span class="tuile-hours">{e(hours_text(round(ch["hours"] * 2) / 2 or 0.5))}</span>' \
-                if ch["hours"] else ""
+            hours = f' <span class="tuile-hours">{e(ch["time_text"])}</span>' if ch.get("time_text") else ""
             out.append(f'<li><label><input type="checkbox" class="tuile-lu" data-id="{e(ch["id"])}"{checked}> '
                        f'</label><a href="{e(ch["link"])}">{e(ch["title"])}</a>{hours}{note}</li>')
         out.append("</ul></div>")
