@@ -18,6 +18,7 @@ from pathlib import Path
 import yaml
 
 from assistant.choice import PrototypeMatcher, direct_choice, match_with_fallback, normalise
+from assistant.typography import fr_number
 from ingest.config import load_config
 from ingest.corpus import load_plan
 from ingest.errors import CorpusError
@@ -239,7 +240,7 @@ def _lower_first(label: str) -> str:
 
 
 def _hours(value: float) -> str:
-    return f"{value:g} h".replace(".", ",")
+    return f"{fr_number(value, None)} h"
 
 
 def load_paths(corpus_dir: Path | str) -> dict:

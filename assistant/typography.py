@@ -62,9 +62,13 @@ def fr_typography(text: str) -> str:
     return _unmask(masked, protected)
 
 
-def fr_number(value: float, decimals: int = 0) -> str:
-    """``value`` with ``decimals`` digits after the comma, French grouping (``12 345,6``)."""
-    pattern = "#,##0" + ("." + "0" * decimals if decimals > 0 else "")
+def fr_number(value: float, decimals: int | None = 0) -> str:
+    """``value`` with ``decimals`` digits after the comma, French grouping (``12 345,6``);
+    ``decimals=None``: as many as needed, three at most (``1,5``, ``2``)."""
+    if decimals is None:
+        pattern = "#,##0.###"
+    else:
+        pattern = "#,##0" + ("." + "0" * decimals if decimals > 0 else "")
     return format_decimal(value, format=pattern, locale="fr_FR")
 
 

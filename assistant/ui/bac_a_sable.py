@@ -92,7 +92,8 @@ def build(services: Services) -> dict:
             yield ("⚠ Le code est vide : chargez le squelette de l'exercice et complétez-le.",) + empty
             return
         if len(source) > _MAX_SOURCE:
-            yield (f"⚠ Le code est trop long ({len(source):,} caractères ; {_MAX_SOURCE:,} au plus).".replace(",", " "),) + empty
+            yield (f"⚠ Le code est trop long ({render.fr_number(len(source), 0)} caractères ; "
+                   f"{render.fr_number(_MAX_SOURCE, 0)} au plus).",) + empty
             return
         from sandbox.records import RunOptions
         events: queue.Queue = queue.Queue()

@@ -11,19 +11,22 @@ import html
 import re
 from typing import Callable
 
+from assistant import typography
+
 _MARK = re.compile(r"\[(\d+)\](?!\()")
 
 
 def fr_number(value: float | None, digits: int = 1, unit: str = "") -> str:
-    """French formatting: 4 814,0 (narrow no-break space, decimal comma); None -> « inconnu »."""
+    """French formatting: 4 814,0 (narrow no-break space, decimal comma), then the unit
+    after a no-break space; None -> « inconnu »."""
     if value is None:
         return "inconnu"
-    text = f"{value:,.{digits}f}".replace(",", "\u202f").replace(".", ",")
+    text = typography.fr_number(value, digits)
     return f"{text}\u00a0{unit}" if unit else text
 
 
 def hours_text(value: float) -> str:
-    return f"{value:g}".replace(".", ",") + "\u00a0h"
+    return typography.fr_number(value, None) + "\u00a0h"
 
 
 # -------------------------------------------------------------------- Discussion
