@@ -115,22 +115,22 @@ def recommendation_html(rec: dict, ticked: set[str] | list[str]) -> str:
     ticked = set(ticked or ())
     e = html.escape
     out = [f'<div id="tuile-checklist" class="tuile-checklist" data-parcours="{e(rec["path"])}">',
-           f'<h3>Parcours {e(rec["path"])} — {e(rec["title"])} <span class="tuile-muted">'
+           f'<h3>Parcours {e(rec["path"])} — {e(fr_typography(rec["title"]))} <span class="tuile-muted">'
            f'({e(rec["hours_text"])})</h3>']
     for n, step in enumerate(rec["steps"], 1):
         tag = (" <em>(à lire d'abord)</em>" if step["before"] else
                " <em>(facultatif)</em>" if step["optional"] or step["page_optional"] else "")
-        out.append(f'<div class="tuile-step"><div class="tuile-step-label">{n}. {e(step["label"])}{tag}</div><ul>')
+        out.append(f'<div class="tuile-step"><div class="tuile-step-label">{n}. {e(fr_typography(step["label"]))}{tag}</div><ul>')
         for ch in step["chapters"]:
             checked = " checked" if ch["id"] in ticked else ""
             note = ' <span class="tuile-muted">— facultatif, déjà acquis</span>' if ch["optional"] else ""
             hours = f' <span class="tuile-hours">{e(hours_text(round(ch["hours"] * 2) / 2 or 0.5))}</span>' \
                 if ch["hours"] else ""
             out.append(f'<li><label><input type="checkbox" class="tuile-lu" data-id="{e(ch["id"])}"{checked}> '
-                       f'</label><a href="{e(ch["link"])}">{e(ch["title"])}</a>{hours}{note}</li>')
+                       f'</label><a href="{e(ch["link"])}">{e(fr_typography(ch["title"]))}</a>{hours}{note}</li>')
         out.append("</ul></div>")
     if rec.get("exit_test"):
-        out.append(f'<p class="tuile-exit"><strong>Test de sortie :</strong> {e(rec["exit_test"])}</p>')
+        out.append(f'<p class="tuile-exit"><strong>Test de sortie\u00a0:</strong> {e(fr_typography(rec["exit_test"]))}</p>')
     out.append("</div>")
     return "\n".join(out)
 
@@ -145,8 +145,8 @@ def progress_markdown(rec: dict | None, ticked: set[str] | list[str]) -> str:
     left = sum(c["hours"] for c in chapters if c["id"] not in ticked)
     left = round(left * 2) / 2
     if chapters and len(done) == len(chapters):
-        return f"**Parcours terminé :** les {len(chapters)} chapitres sont cochés. Passez le test de sortie !"
-    return (f"**Progression :** {len(done)} chapitre{'s' if len(done) > 1 else ''} lu{'s' if len(done) > 1 else ''} "
+        return fr_typography(f"**Parcours terminé :** les {len(chapters)} chapitres sont cochés. Passez le test de sortie !")
+    return fr_typography(f"**Progression :** {len(done)} chapitre{'s' if len(done) > 1 else ''} lu{'s' if len(done) > 1 else ''} "
             f"sur {len(chapters)} · il reste environ {hours_text(left)} de lecture "
             "(cochés dans ce navigateur, gardés entre deux visites).")
 
@@ -269,7 +269,7 @@ def figures_rows(report) -> list[list[str]]:
         rows.append(["Objectif de l'exercice", fr_number(r.threshold_pct, 0, "%"), "de la crête de la carte"])
     if r.wall_s is not None:
         rows.append(["Durée totale", fr_number(r.wall_s, 1, "s"), "vérification, mesures et file d'attente comprises"])
-    return rows
+    return [[fr_typography(cell) for cell in row] for row in rows]
 
 
 def bandwidth_svg(report) -> str:
@@ -353,7 +353,7 @@ def diagnosis_markdown(report, diagnosis=None, describe: Callable[[str], str] | 
         lines.append("")
     if not lines:
         if report.mode != "gpu":
-            return ("_Profil et diagnostic : il faut un GPU (Nsight Compute) ; "
-                    "l'interpréteur vérifie la justesse seulement._")
+            return fr_typography("_Profil et diagnostic : il faut un GPU (Nsight Compute) ; "
+                                 "l'interpréteur vérifie la justesse seulement._")
         return "_Pas de profil pour cette exécution._"
-    return "\n".join(lines)
+    return fr_typography("\n".join(lines))
