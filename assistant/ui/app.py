@@ -121,37 +121,48 @@ HEAD = """
     },
     forget: function (ex) { try { localStorage.removeItem('tuile-code:' + ex); } catch (e) {} }
   };
-  // A new answer: scroll the chat to its start (the question just above), once; the text
-  // then grows below without moving what is being read.
+  // A new answer: scroll the chat to its start (the question just above), and keep that
+  // place while the text grows below (the chat is not long enough at first); the learner's
+  // own scrolling ends it.
   function scroller(el) {
     for (var p = el.parentElement; p; p = p.parentElement) {
       var s = getComputedStyle(p).overflowY;
-      if ((s === 'auto' || s === 'scroll') && p.scrollHeight > p.clientHeight) return p;
+      if (s === 'auto' || s === 'scroll') return p;
     }
     return null;
   }
   function watchChat() {
     var chat = document.getElementById('tuile-chat');
     if (!chat) { setTimeout(watchChat, 200); return; }
-    var count = chat.querySelectorAll('.message-row.bot-row, .message.bot').length;
+    var count = chat.querySelectorAll('.message.bot').length, pending = null;
+    function follow() {
+      if (!pending) return;
+      var box = pending.box, b = box.getBoundingClientRect();
+      var row = pending.row.getBoundingClientRect(), q = pending.question.getBoundingClientRect();
+      // The question too, when that leaves the answer's start in the upper third.
+      var first = row.top - q.top < box.clientHeight / 3 ? q : row;
+      var target = first.top - b.top + box.scrollTop - 8;
+      box.scrollTop = target;
+      if (Math.abs(box.scrollTop - target) < 2 && Date.now() > pending.until) pending = null;
+    }
+    function stop() { pending = null; }
     new MutationObserver(function () {
       var bots = chat.querySelectorAll('.message.bot');
       if (bots.length > count) {
         var last = bots[bots.length - 1], row = last.closest('.message-row') || last;
         var users = chat.querySelectorAll('.message.user'), q = users[users.length - 1];
-        var top = q ? (q.closest('.message-row') || q) : row;
-        requestAnimationFrame(function () {
-          var box = scroller(row);
-          if (!box) return;
-          var target = top.getBoundingClientRect().top - box.getBoundingClientRect().top + box.scrollTop - 8;
-          // The question only when it leaves the answer's start on screen.
-          if (row.getBoundingClientRect().top - top.getBoundingClientRect().top > box.clientHeight / 3)
-            target = row.getBoundingClientRect().top - box.getBoundingClientRect().top + box.scrollTop - 8;
-          box.scrollTop = target;
-        });
+        var box = scroller(row);
+        if (box) {
+          if (!box.__tuileWatch) {
+            box.__tuileWatch = true;
+            ['wheel', 'touchmove', 'keydown'].forEach(function (e) { box.addEventListener(e, stop, {passive: true}); });
+          }
+          pending = {box: box, row: row, question: q ? (q.closest('.message-row') || q) : row, until: Date.now() + 1500};
+        }
       }
       count = bots.length;
-    }).observe(chat, {childList: true, subtree: true});
+      requestAnimationFrame(follow);
+    }).observe(chat, {childList: true, subtree: true, characterData: true});
   }
   watchChat();
   document.addEventListener('change', function (ev) {

@@ -154,11 +154,14 @@ def test_answer_streams_visibly_and_the_chat_shows_its_start(browser, server):
 # ---------------------------------------------------------------- 4. errors as learners see them
 
 def _run_source(page, source: str) -> str:
+    text = "() => { const p = document.querySelector('#tuile-verdict .prose'); return p ? p.innerText : ''; }"
+    before = page.evaluate(text)
     _set_code(page, source)
     page.click("#tuile-run")
-    verdict = page.locator("#tuile-verdict h3")
-    verdict.first.wait_for(timeout=180_000)
-    return page.locator("#tuile-verdict").inner_text()
+    page.wait_for_function(f"""(prev) => {{ const t = ({text})();
+        return t.trim() !== '' && t !== prev && !document.querySelector('#tuile-run-status').innerText.trim(); }}""",
+                           arg=before, timeout=180_000)
+    return page.evaluate(text)
 
 
 def test_sandbox_errors_read_as_french_without_internal_codes(page):
@@ -183,7 +186,6 @@ def test_sandbox_errors_read_as_french_without_internal_codes(page):
             assert text.count("éléments faux") == 1, f"message répété :\n{text}"
         if kind == "syntax":
             assert "ligne 20" in text
-        page.locator("#tuile-verdict").evaluate("el => el.innerHTML = ''")
     assert "Traceback" not in page.locator("body").inner_text()
 
 
