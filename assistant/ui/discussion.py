@@ -86,7 +86,7 @@ def build(services: Services, tabs: gr.Tabs) -> dict:
         if not checked.ok:   # no bubble; the text stays in the box, the message under it
             yield gr.skip(), gr.skip(), gr.skip(), gr.skip(), conv, gr.skip(), f"⚠ {fr_typography(checked.message)}"
             return
-        history.append({"role": "user", "content": checked.text})
+        history.append({"role": "user", "content": fr_typography(checked.text)})
         history.append({"role": "assistant", "content": "…"})
         yield history, "", gr.skip(), gr.skip(), conv, gr.skip(), ""
         shown, notices, final, last = "", [], None, 0.0
