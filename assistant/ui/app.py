@@ -115,7 +115,8 @@ HEAD = """
     save: function (ex, code, pristine) {
       try {
         if (!ex) return;
-        if (!code || !code.trim() || code === pristine) localStorage.removeItem('tuile-code:' + ex);
+        var trim = function (s) { return (s || '').replace(/\\s+$/, ''); };
+        if (!trim(code) || trim(code) === trim(pristine)) localStorage.removeItem('tuile-code:' + ex);
         else localStorage.setItem('tuile-code:' + ex, code);
       } catch (e) {}
     },

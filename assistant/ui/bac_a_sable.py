@@ -49,7 +49,9 @@ _JS_RESTORE = "(ex, st, stored) => [ex, st, window.tuileCode ? window.tuileCode.
 # Asks before replacing edited code (window.confirm: keyboard and screen-reader friendly).
 _JS_REPLACE = """(ex, st, decision, prev, code, pristine) => {
   if (st === prev) return [ex, st, 'same', prev, code, pristine];
-  const edited = (code || '').trim() !== '' && code !== pristine;
+  // The editor drops the source's final newline: compare without trailing blanks.
+  const trim = (s) => (s || '').replace(/\\s+$/, '');
+  const edited = trim(code) !== '' && trim(code) !== trim(pristine);
   const ok = !edited || window.confirm('Remplacer votre code par le nouveau point de départ\u202f? ' +
                                        'Vos modifications de cet exercice seront perdues.');
   if (ok && window.tuileCode) window.tuileCode.forget(ex);
@@ -109,7 +111,7 @@ def build(services: Services) -> dict:
             ex = get_exercise(name)
             source = ex.source(which or "template")
             dtypes = gr.update(choices=list(ex.dtypes), value=ex.dtypes[0])
-            if saved and saved.strip() and saved != source:
+            if saved and saved.strip() and saved.rstrip() != source.rstrip():
                 return saved, dtypes, _summary(ex) + "\n\n" + _RESTORED, source
             return source, dtypes, _summary(ex), source
         except Exception as err:
