@@ -324,3 +324,38 @@ def test_api_names_its_endpoints_and_the_readme_example_runs(server, browser):
         page.locator("#tuile-chat a[href^='corpus/']").first.wait_for(timeout=30_000)
     finally:
         context.close()
+
+
+# ---------------------------------------------------------------- screenshots
+
+@pytest.mark.parametrize("width,height", [(1366, 900), (390, 844)], ids=["bureau", "telephone"])
+def test_screenshots_of_each_tab(browser, server, shot, width, height):
+    """Each tab with something in it, at both sizes (``TUILE_UI_FULL=1``: docs/screenshots)."""
+    context = _context(browser, width, height)
+    suffix = f"-{width}"
+    try:
+        page = _open(context, server)
+        _ask(page, LONG)
+        page.wait_for_selector("#tuile-sources blockquote", timeout=30_000)
+        page.wait_for_timeout(600)
+        page.evaluate("window.scrollTo(0, 0)")
+        shot(page, "discussion" + suffix, full_page=width > 1000)
+        _tab(page, "Parcours")
+        page.get_by_role("button", name="Utiliser PyTorch, jamais écrit de noyau").click()
+        page.get_by_role("button", name="Écrire mon premier noyau utile").click()
+        page.locator("#tuile-checklist").wait_for(timeout=15_000)
+        page.evaluate("window.scrollTo(0, 0)")
+        shot(page, "parcours" + suffix, full_page=width > 1000)
+        _tab(page, "Bac à sable")
+        page.locator("#tuile-code").get_by_text("transposition_kernel").first.wait_for(timeout=15_000)
+        page.evaluate("window.scrollTo(0, 0)")
+        shot(page, "bac-a-sable" + suffix, full_page=width > 1000)
+        _tab(page, "Le guide")
+        page.locator("#tuile-toc a", has_text="Étude de cas : la transposition de matrice").click()
+        page.locator("#tuile-viewer h1", has_text="Étude de cas").wait_for(timeout=15_000)
+        page.evaluate("window.scrollTo(0, 0)")
+        if width < 1000:   # on a phone the viewer comes below the table of contents
+            page.evaluate("document.querySelector('#tuile-viewer h1').scrollIntoView({block: 'start'})")
+        shot(page, "guide" + suffix, full_page=False)
+    finally:
+        context.close()
