@@ -2,7 +2,7 @@
 
 ``fr_typography(text)`` applies the French spacing rules to Markdown: a narrow no-break
 space (U+202F) before ``; ? !``, a no-break space (U+00A0) before ``:`` and inside « »,
-so a line never starts with « : » or « » ». It only changes the spaces that are already
+and between a number and ``%``, so a line never starts with « : », « » » or « % ». It only changes the spaces that are already
 there (or inserts them inside guillemets), never in code spans or blocks, math, URLs,
 link targets or HTML tags; ``10:30``, ``16:9``, ``C:\\``, ``std::`` and ``x[1 : 3]`` are
 left alone. A space at a soft line break before the mark is joined too (the Markdown
@@ -43,6 +43,7 @@ _BEFORE = r"(?<=[^\s\U00100000-\U0010FFFD])"  # a visible character, not a fence
 _SOFT = rf"(?:{_SPACES}*\n(?!{_SPACES}*\n){_SPACES}*|{_SPACES}+)"   # spaces, or one soft line break
 _HIGH = re.compile(rf"{_BEFORE}{_SOFT}([;?!])(?![;?!]*[=\[]){_AFTER}")
 _COLON = re.compile(rf"{_BEFORE}{_SOFT}:(?!:){_AFTER}")
+_PERCENT = re.compile(rf"(?<=\d){_SPACES}+%")
 _OPEN_QUOTE = re.compile(rf"«{_SPACES}*(?=[^\s])")
 _CLOSE_QUOTE = re.compile(rf"{_BEFORE}(?:{_SOFT})?»")
 # « x[1 : 3] »: an index or slice (the bracket follows a name or a closing bracket).
@@ -57,6 +58,7 @@ def fr_typography(text: str) -> str:
     masked = _mask(text, protected)
     masked = _HIGH.sub(lambda m: NNBSP + m.group(1), masked)
     masked = _COLON.sub(lambda m: m.group(0) if _is_slice(masked, m.start()) else NBSP + ":", masked)
+    masked = _PERCENT.sub(NNBSP + "%", masked)
     masked = _OPEN_QUOTE.sub("«" + NBSP, masked)
     masked = _CLOSE_QUOTE.sub(NBSP + "»", masked)
     return _unmask(masked, protected)

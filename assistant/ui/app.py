@@ -142,7 +142,7 @@ HEAD = """
       var row = pending.row.getBoundingClientRect(), q = pending.question.getBoundingClientRect();
       // The question too, when that leaves the answer's start in the upper third.
       var first = row.top - q.top < box.clientHeight / 3 ? q : row;
-      var target = first.top - b.top + box.scrollTop - 8;
+      var target = first.top - b.top + box.scrollTop - 40;   // below the chat's « Discussion » label
       box.scrollTop = target;
       if (Math.abs(box.scrollTop - target) < 2 && Date.now() > pending.until) pending = null;
     }

@@ -86,7 +86,7 @@ def build(services: Services) -> dict:
     with gr.Row(equal_height=False):
         with gr.Column(scale=1, min_width=260, elem_id="tuile-guide-nav"):
             with gr.Row():
-                query = gr.Textbox(placeholder="Chercher dans le guide…", show_label=False, scale=4,
+                query = gr.Textbox(placeholder="Une notion…", show_label=False, scale=4,
                                    elem_id="tuile-guide-search")
                 go = gr.Button("Chercher", scale=1, min_width=80, size="md", variant="secondary", elem_id="tuile-guide-go")
             results = gr.Markdown("", elem_id="tuile-guide-results")

@@ -11,7 +11,8 @@ from assistant.typography import NBSP, NNBSP, fr_number, fr_typography, split_co
     ("Note : voir ; puis !", f"Note{NBSP}: voir{NNBSP}; puis{NNBSP}!"),
     ("« warp »", f"«{NBSP}warp{NBSP}»"),
     ("«warp»", f"«{NBSP}warp{NBSP}»"),
-    ("ligne\n: suite", f"ligne{NBSP}: suite"),               # a soft break would start a line with « : »
+    ("ligne\n: suite", f"ligne{NBSP}: suite"),
+    ("soit 9,3 % de la crête", f"soit 9,3{NNBSP}% de la crête"),               # a soft break would start a line with « : »
     ("fin :\n\nparagraphe", f"fin{NBSP}:\n\nparagraphe"),
     ("[Pourquoi ?](../a/b.md#c) !", f"[Pourquoi{NNBSP}?](../a/b.md#c){NNBSP}!"),
 ])
