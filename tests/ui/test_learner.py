@@ -127,10 +127,25 @@ def test_answer_streams_visibly_and_the_chat_shows_its_start(browser, server):
         page.evaluate(WATCH)
         for question in ("Qu'est-ce qu'un warp ?", LONG):
             n = page.locator("#tuile-chat .message.bot").count()
-            _ask(page, question)
-            page.wait_for_function("""(n) => { const bots = document.querySelectorAll('#tuile-chat .message.bot');
-                return bots.length > n && bots[bots.length - 1].querySelector('a[href^="corpus/"]') !== null; }""",
-                                   arg=n, timeout=30_000)
+            # The previous answer's event may still be closing: Gradio drops a click on
+            # a pending event (trigger_mode "once"), so send again until it shows.
+            for _ in range(10):
+                _ask(page, question)
+                try:
+                    page.wait_for_function("(n) => document.querySelectorAll('#tuile-chat .message.bot').length > n",
+                                           arg=n, timeout=1_000)
+                    break
+                except Exception:
+                    continue
+            try:
+                page.wait_for_function("""(n) => { const bots = document.querySelectorAll('#tuile-chat .message.bot');
+                    return bots.length > n && bots[bots.length - 1].querySelector('a[href^="corpus/"]') !== null; }""",
+                                       arg=n, timeout=30_000)
+            except Exception:
+                state = page.evaluate("""() => Array.from(document.querySelectorAll('#tuile-chat .message'))
+                    .map(m => m.className + ' : ' + m.innerText.slice(0, 120))""")
+                raise AssertionError(f"pas de réponse citée à « {question} » : {state} ; "
+                                     f"{page.locator('#tuile-chat-notice').inner_text()}")
         page.wait_for_timeout(500)
         seen = [s for s in page.evaluate("window.__seen") if s[1] != "…"]
         last_answer = [s for s in seen if s[1].startswith(seen[-1][1][:20])]
