@@ -9,8 +9,12 @@ handlers are (streaming) generators that call one entry and render its record wi
 
 A small script in the page's head routes every link of the form
 ``corpus/<path>.md#anchor`` (citations, the path checklist, the diagnosis, the table of
-contents, links between chapters) to the chapter viewer instead of the browser, and
-reports the ticked chapters of a path. ``?chapitre=<path>#<anchor>`` in the address opens
+contents, links between chapters), and any relative ``../<part>/<chapter>.md#anchor``
+left in a quoted sentence, to the chapter viewer instead of the browser; reports the
+ticked chapters of a path; keeps the sandbox editor's code per exercise in localStorage;
+scrolls the chat to the start of each new answer; and holds ``<html lang="fr">`` (Gradio
+sets it to the browser's language). ``assistant/ui/api.py`` declares the five public
+endpoints; every event here is ``api_visibility="private"``. ``?chapitre=<path>#<anchor>`` in the address opens
 a chapter at a section (deep link). Offline: no font or script is fetched from a CDN
 (system fonts; KaTeX and highlighting come with Gradio's bundle); analytics are off.
 
