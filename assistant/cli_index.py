@@ -7,6 +7,7 @@ import json
 import sys
 import time
 
+from assistant.typography import fr_number
 from ingest.config import load_config
 
 
@@ -58,7 +59,7 @@ def _search(args: argparse.Namespace) -> int:
         print("Aucun passage trouvé.")
     for rank, hit in enumerate(hits, 1):
         snippet = " ".join(hit.text.split())[:220]
-        print(f"{rank}. {hit.label}  (score {hit.score:.4f})\n   {hit.link}\n   {snippet}…\n")
+        print(f"{rank}. {hit.label}  (score {fr_number(hit.score, 4)})\n   {hit.link}\n   {snippet}…\n")
     return 0
 
 

@@ -29,6 +29,7 @@ import yaml
 from assistant.answer_records import Citation, Quote, Turn
 from assistant.compose import compose
 from assistant.expand import expand
+from assistant.typography import fr_number
 from ingest.errors import ConfigError
 
 _PROMPT_FILE = Path(__file__).parent / "prompts" / "answer.yaml"
@@ -135,7 +136,7 @@ def describe_failure(err: BaseException, timeout_s: float) -> str:
     """A French half-sentence for a failed call to a model server."""
     kind = type(err).__name__
     if isinstance(err, _Deadline) or "Timeout" in kind or isinstance(err, TimeoutError):
-        return f"n'a pas répondu dans le délai de {timeout_s:g} s"
+        return f"n'a pas répondu dans le délai de {fr_number(timeout_s, None)} s"
     if "Connect" in kind or isinstance(err, ConnectionError):
         return "est injoignable (connexion refusée ou hôte inconnu)"
     status = getattr(err, "status_code", None)

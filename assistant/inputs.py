@@ -10,6 +10,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from assistant._text import words
+from assistant.typography import fr_number
 
 # A question, not a document: 2,000 characters is about 500 tokens, the most the
 # embedder reads (multilingual-e5-small truncates at 512), and twenty times the longest
@@ -37,7 +38,7 @@ class Checked:
 
 
 def _thousands(n: int) -> str:
-    return f"{n:,}".replace(",", "\u202f")   # French groups digits with a narrow space: 50 000
+    return fr_number(n)   # French groups digits with a narrow space: 50 000
 
 
 def _refuse(message: str) -> Checked:

@@ -9,8 +9,12 @@ handlers are (streaming) generators that call one entry and render its record wi
 
 A small script in the page's head routes every link of the form
 ``corpus/<path>.md#anchor`` (citations, the path checklist, the diagnosis, the table of
-contents, links between chapters) to the chapter viewer instead of the browser, and
-reports the ticked chapters of a path. ``?chapitre=<path>#<anchor>`` in the address opens
+contents, links between chapters), and any relative ``../<part>/<chapter>.md#anchor``
+left in a quoted sentence, to the chapter viewer instead of the browser; reports the
+ticked chapters of a path; keeps the sandbox editor's code per exercise in localStorage;
+scrolls the chat to the start of each new answer; and holds ``<html lang="fr">`` (Gradio
+sets it to the browser's language). ``assistant/ui/api.py`` declares the five public
+endpoints; every event here is ``api_visibility="private"``. ``?chapitre=<path>#<anchor>`` in the address opens
 a chapter at a section (deep link). Offline: no font or script is fetched from a CDN
 (system fonts; KaTeX and highlighting come with Gradio's bundle); analytics are off.
 
@@ -26,7 +30,7 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
 import gradio as gr  # noqa: E402
 
-from assistant.ui import bac_a_sable, discussion, guide, parcours  # noqa: E402
+from assistant.ui import api, bac_a_sable, discussion, guide, parcours  # noqa: E402
 from assistant.ui.services import Services  # noqa: E402
 from ingest.config import Config, load_config  # noqa: E402
 
@@ -53,6 +57,19 @@ CSS = """
 #tuile-sources { max-height: 620px; overflow-y: auto; }
 #tuile-sources blockquote { font-size: 0.93em; margin: 0.3em 0 0.8em 0; }
 .tuile-chart { color: var(--body-text-color); }
+.tuile-message { white-space: pre-wrap; overflow-wrap: anywhere; padding: 0.5em 0.7em; border-radius: 6px;
+                 background: var(--background-fill-secondary); border-left: 3px solid var(--error-border-color, #dc2626); }
+.tuile-results { padding-left: 1.1em; }
+.tuile-results li { margin: 0.35em 0; }
+/* A long choice ends in « … » before the arrow instead of running under it. */
+#tuile-sandbox-choices input[role="combobox"] { padding-right: 2.4em !important; text-overflow: ellipsis; }
+/* Phone (390 px): the four tabs fit on one line instead of two going behind « ⋯ » (Gradio
+   moves a tab into that menu when the hidden measuring row is wider than the bar). */
+@media (max-width: 560px) {
+  #tuile-tabs .tab-container button { padding: 0 0.5em; font-size: 0.92em; }
+  #tuile-tabs .tab-container { gap: 0; }
+  #tuile-header h1 { font-size: 1.5em; }
+}
 """
 
 # Routes guide links to the viewer, reports ticked chapters, opens deep links.
@@ -86,10 +103,73 @@ HEAD = """
       return;
     }
     var m = href.match(/(?:^|\\/)(corpus\\/[^?#]+\\.md(?:#[\\w-]*)?)$/);
-    if (!m) return;
+    // A relative link between chapters that the page did not rewrite (« ../01-fondations/x.md#a »).
+    var rel = !m && !/^[a-z]+:/i.test(href) && href.match(/^(?:\\.{1,2}\\/)*((?:[\\w-]+\\/)?[\\w-]+\\.md(?:#[\\w-]*)?)$/);
+    if (!m && !rel) return;
     ev.preventDefault(); ev.stopPropagation();
-    openGuide(m[1]);
+    openGuide(m ? m[1] : 'corpus/' + rel[1]);
   }, true);
+  // The page is French whatever the browser's language (Gradio sets <html lang> to the latter).
+  function french() { if (document.documentElement.lang !== 'fr') document.documentElement.lang = 'fr'; }
+  french();
+  new MutationObserver(french).observe(document.documentElement, {attributes: true, attributeFilter: ['lang']});
+  // The sandbox editor's content, per exercise, in localStorage (see bac_a_sable.py).
+  window.tuileCode = {
+    saved: function (ex) { try { return localStorage.getItem('tuile-code:' + ex) || ''; } catch (e) { return ''; } },
+    save: function (ex, code, pristine) {
+      try {
+        if (!ex) return;
+        var trim = function (s) { return (s || '').replace(/\\s+$/, ''); };
+        if (!trim(code) || trim(code) === trim(pristine)) localStorage.removeItem('tuile-code:' + ex);
+        else localStorage.setItem('tuile-code:' + ex, code);
+      } catch (e) {}
+    },
+    forget: function (ex) { try { localStorage.removeItem('tuile-code:' + ex); } catch (e) {} }
+  };
+  // A new answer: scroll the chat to its start (the question just above), and keep that
+  // place while the text grows below (the chat is not long enough at first); the learner's
+  // own scrolling ends it.
+  function scroller(el) {
+    for (var p = el.parentElement; p; p = p.parentElement) {
+      var s = getComputedStyle(p).overflowY;
+      if (s === 'auto' || s === 'scroll') return p;
+    }
+    return null;
+  }
+  function watchChat() {
+    var chat = document.getElementById('tuile-chat');
+    if (!chat) { setTimeout(watchChat, 200); return; }
+    var count = chat.querySelectorAll('.message.bot').length, pending = null;
+    function follow() {
+      if (!pending) return;
+      var box = pending.box, b = box.getBoundingClientRect();
+      var row = pending.row.getBoundingClientRect(), q = pending.question.getBoundingClientRect();
+      // The question too, when that leaves the answer's start in the upper third.
+      var first = row.top - q.top < box.clientHeight / 3 ? q : row;
+      var target = first.top - b.top + box.scrollTop - 40;   // below the chat's « Discussion » label
+      box.scrollTop = target;
+      if (Math.abs(box.scrollTop - target) < 2 && Date.now() > pending.until) pending = null;
+    }
+    function stop() { pending = null; }
+    new MutationObserver(function () {
+      var bots = chat.querySelectorAll('.message.bot');
+      if (bots.length > count) {
+        var last = bots[bots.length - 1], row = last.closest('.message-row') || last;
+        var users = chat.querySelectorAll('.message.user'), q = users[users.length - 1];
+        var box = scroller(row);
+        if (box) {
+          if (!box.__tuileWatch) {
+            box.__tuileWatch = true;
+            ['wheel', 'touchmove', 'keydown'].forEach(function (e) { box.addEventListener(e, stop, {passive: true}); });
+          }
+          pending = {box: box, row: row, question: q ? (q.closest('.message-row') || q) : row, until: Date.now() + 1500};
+        }
+      }
+      count = bots.length;
+      requestAnimationFrame(follow);
+    }).observe(chat, {childList: true, subtree: true, characterData: true});
+  }
+  watchChat();
   document.addEventListener('change', function (ev) {
     var box = ev.target;
     if (!box.classList || !box.classList.contains('tuile-lu')) return;
@@ -150,13 +230,15 @@ def create_app(config: Config | None = None, *, generator=None, run_kernel=None,
             return text, gr.Tabs(selected="guide")
 
         nav_btn.click(navigate, nav_box, [guide_tab["viewer"], tabs],
-                      js="(x) => window.__tuileNav || x"
+                      js="(x) => window.__tuileNav || x", api_visibility="private",
                       ).then(None, None, None, js="() => { window.tuileScroll(window.__tuileNav); }")
 
         app.load(lambda st, tk: path_tab["show"](st, tk), [path_tab["state"], path_tab["ticks"]],
-                 path_tab["outputs"])
-        app.load(sandbox_tab["load"], [sandbox_tab["exercise"], sandbox_tab["start"]],
-                 [sandbox_tab["code"], sandbox_tab["dtype"], sandbox_tab["summary"]])
+                 path_tab["outputs"], api_visibility="private")
+        app.load(sandbox_tab["load"], [sandbox_tab["exercise"], sandbox_tab["start"], sandbox_tab["stored"]],
+                 [sandbox_tab["code"], sandbox_tab["dtype"], sandbox_tab["summary"], sandbox_tab["pristine"]],
+                 js=sandbox_tab["restore_js"], api_visibility="private")
+        api.register(services)
     # Chat handlers are CPU-bound (~35 ms a question on 2 cores): more at once only share
     # the cores; kernel runs are async and wait on the pool, holding no thread. Limits and
     # the measurement that sized them: ingest.config.Config.ui_*_concurrency.

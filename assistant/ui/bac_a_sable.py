@@ -8,6 +8,11 @@ any notice (a lost host, a fallback), then renders the ``KernelReport``: where i
 verdict, a table of figures with their conditions, the bandwidth chart, the profiler's
 figures and the diagnosis with links into the guide. Without a GPU the runner uses
 Triton's interpreter, which checks correctness only; the tab says so.
+
+The learner's code is kept per exercise in the browser (localStorage, key
+``tuile-code:<exercise>``, written by the page's script on every edit): it comes back
+after a reload or a switch of exercise, and changing « Point de départ » asks before
+replacing edited code (declined: the code and the previous choice stay).
 """
 from __future__ import annotations
 
@@ -17,6 +22,7 @@ import time
 
 import gradio as gr
 
+from assistant.typography import fr_typography
 from assistant.ui import render
 from assistant.ui.library import describe_link
 from assistant.ui.services import Services, french_error
@@ -34,7 +40,25 @@ def _summary(ex) -> str:
     goal = (f"objectif : plus de {render.fr_number(ex.threshold_pct, 0, '%')} de la crête de la carte"
             if ex.threshold_pct else "sans objectif de débit")
     guide = f" Le chapitre qui l'enseigne : {ex.guide}." if ex.guide else ""
-    return f"**{ex.title}** — `{ex.signature}` : {ex.summary} ({goal}).{guide}"
+    return fr_typography(f"**{ex.title}** — `{ex.signature}` : {ex.summary} ({goal}).{guide}")
+
+
+_RESTORED = fr_typography("_Votre code pour cet exercice, gardé dans ce navigateur, est rétabli ; "
+                          "« Point de départ » le remplace, après confirmation._")
+# Reads the code saved for the exercise; the Python side decides what the editor shows.
+_JS_RESTORE = "(ex, st, stored) => [ex, st, window.tuileCode ? window.tuileCode.saved(ex) : '']"
+# Asks before replacing edited code (window.confirm: keyboard and screen-reader friendly).
+_JS_REPLACE = """(ex, st, decision, prev, code, pristine) => {
+  if (st === prev) return [ex, st, 'same', prev, code, pristine];
+  // The editor drops the source's final newline: compare without trailing blanks.
+  const trim = (s) => (s || '').replace(/\\s+$/, '');
+  const edited = trim(code) !== '' && trim(code) !== trim(pristine);
+  const ok = !edited || window.confirm('Remplacer votre code par le nouveau point de départ\u202f? ' +
+                                       'Vos modifications de cet exercice seront perdues.');
+  if (ok && window.tuileCode) window.tuileCode.forget(ex);
+  return [ex, st, ok ? 'replace' : 'keep', prev, code, pristine];
+}"""
+_JS_SAVE = "(code, ex, pristine) => { if (window.tuileCode) window.tuileCode.save(ex, code, pristine); }"
 
 
 def build(services: Services) -> dict:
@@ -57,11 +81,20 @@ def build(services: Services) -> dict:
     else:
         mode = ("ℹ **Pas de GPU sur ce serveur** : le bac à sable vérifie **la justesse seulement**, dans "
                 "l'interpréteur Triton sur CPU (petites formes, dont des formes impaires) ; ni temps ni débit.")
-    gr.Markdown(mode if not error else f"⚠ {error}", elem_id="tuile-sandbox-mode")
-    with gr.Row():
-        exercise = gr.Dropdown(names, value=default, label="Exercice", elem_id="tuile-exercise", scale=3)
-        start = gr.Dropdown(_STARTS, value="template", label="Point de départ", elem_id="tuile-start", scale=2)
-        dtype = gr.Dropdown([], value=None, label="Type", elem_id="tuile-dtype", scale=1)
+    gr.Markdown(fr_typography(mode) if not error else f"⚠ {error}", elem_id="tuile-sandbox-mode")
+    # min_width: on a phone the three choices stack instead of squeezing labels onto arrows.
+    with gr.Row(elem_id="tuile-sandbox-choices"):
+        exercise = gr.Dropdown(names, value=default, label="Exercice", elem_id="tuile-exercise", scale=3,
+                               min_width=220)
+        start = gr.Dropdown(_STARTS, value="template", label="Point de départ", elem_id="tuile-start", scale=2,
+                            min_width=220)
+        dtype = gr.Dropdown([], value=None, label="Type", elem_id="tuile-dtype", scale=1, min_width=140)
+    # The editor's bookkeeping, hidden: the code as loaded (to tell an edit), the code
+    # saved in the browser, the previous « Point de départ », the learner's answer.
+    pristine = gr.Textbox(visible="hidden", elem_id="tuile-code-pristine")
+    stored = gr.Textbox(visible="hidden", elem_id="tuile-code-stored")
+    prev_start = gr.Textbox("template", visible="hidden", elem_id="tuile-start-prev")
+    decision = gr.Textbox(visible="hidden", elem_id="tuile-start-decision")
     summary = gr.Markdown("", elem_id="tuile-exercise-summary")
     code = gr.Code("", language="python", lines=22, max_lines=40, label="Votre noyau (Python + Triton)",
                    elem_id="tuile-code", interactive=True)
@@ -75,26 +108,40 @@ def build(services: Services) -> dict:
     with gr.Accordion("Vérifications faites", open=False, visible=False) as checks_box:
         checks = gr.Markdown("")
 
-    def load(name, which):
+    def load(name, which, saved=""):
+        """The editor for ``name``: the learner's saved code if any, else the chosen start."""
         if not name:
-            return "", gr.update(), ""
+            return "", gr.update(), "", ""
         try:
             from sandbox.exercises import get_exercise
             ex = get_exercise(name)
             source = ex.source(which or "template")
-            return source, gr.update(choices=list(ex.dtypes), value=ex.dtypes[0]), _summary(ex)
+            dtypes = gr.update(choices=list(ex.dtypes), value=ex.dtypes[0])
+            if saved and saved.strip() and saved.rstrip() != source.rstrip():
+                return saved, dtypes, _summary(ex) + "\n\n" + _RESTORED, source
+            return source, dtypes, _summary(ex), source
         except Exception as err:
-            return gr.skip(), gr.skip(), f"⚠ {french_error(err)}"
+            return gr.skip(), gr.skip(), f"⚠ {french_error(err)}", gr.skip()
 
-    exercise.change(load, [exercise, start], [code, dtype, summary])
-    start.change(load, [exercise, start], [code, dtype, summary])
+    def replace(name, which, answer, prev, _code, _pristine):
+        if answer == "same":
+            return (gr.skip(),) * 6
+        if answer == "keep":   # the learner said no: their code stays, and so does the choice
+            return (gr.skip(),) * 5 + (gr.update(value=prev),)
+        return (*load(name, which), which, gr.skip())
+
+    private = dict(api_visibility="private")   # the API is app.py's named endpoints
+    exercise.change(load, [exercise, start, stored], [code, dtype, summary, pristine], js=_JS_RESTORE, **private)
+    start.change(replace, [exercise, start, decision, prev_start, code, pristine],
+                 [code, dtype, summary, pristine, prev_start, start], js=_JS_REPLACE, **private)
+    code.input(None, [code, exercise, pristine], None, js=_JS_SAVE)
 
     async def run(source, name, dt, request: gr.Request = None):
         empty = ("", gr.update(visible=False), "", "", gr.update(visible=False), "")
         from sandbox.validate import validate_request
         problems = validate_request(source or "", name, dt or None)
         if problems:   # the library's checks (exercise, dtype, size, syntax), French messages
-            yield ("⚠ " + problems[0].message[:1].upper() + problems[0].message[1:] + ".",) + empty
+            yield (fr_typography("⚠ " + problems[0].message[:1].upper() + problems[0].message[1:] + "."),) + empty
             return
         from sandbox.records import RunOptions
         loop = asyncio.get_running_loop()
@@ -134,7 +181,7 @@ def build(services: Services) -> dict:
                 notices.append(value)
             if kind in ("done", "error"):
                 break
-            yield (render.kernel_progress(position, where, gpu, time.monotonic() - t0, notices),) + empty
+            yield (fr_typography(render.kernel_progress(position, where, gpu, time.monotonic() - t0, notices)),) + empty
         if kind == "error":
             yield (f"⚠ {french_error(value)}",) + empty
             return
@@ -158,5 +205,6 @@ def build(services: Services) -> dict:
                render.bandwidth_svg(report), diag, gr.update(visible=bool(check_lines)), check_lines)
 
     run_btn.click(run, [code, exercise, dtype], [status, verdict, figures, chart, diagnosis, checks_box, checks],
-                  concurrency_limit=services.config.ui_kernel_concurrency)
-    return {"exercise": exercise, "start": start, "code": code, "dtype": dtype, "summary": summary, "load": load}
+                  concurrency_limit=services.config.ui_kernel_concurrency, **private)
+    return {"exercise": exercise, "start": start, "code": code, "dtype": dtype, "summary": summary, "load": load,
+            "stored": stored, "pristine": pristine, "restore_js": _JS_RESTORE}

@@ -19,12 +19,13 @@ from pathlib import Path
 
 from markdown_it import MarkdownIt
 
+from assistant.typography import fr_typography
 from ingest.anchors import slugify
 from ingest.corpus import load_plan
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
-_LINK = re.compile(r"\]\((?!https?:|mailto:|#)([^)\s]+?\.md)(#[^)\s]*)?\)")
+_LINK = re.compile(r"\]\((?!https?:|mailto:|#|corpus/)([^)\s]+?\.md)(#[^)\s]*)?\)")
 _CORPUS_LINK = re.compile(r"^(?:.*/)?corpus/([^?#]+\.md)(?:#(.*))?$")
 _EXCERPT_CHARS = 600
 
@@ -46,6 +47,15 @@ class TocPart:
     part: str
     title: str
     chapters: tuple[TocEntry, ...]
+
+
+def guide_links(markdown: str, base: str) -> str:
+    """``markdown`` with its relative links to chapters (``../01-fondations/x.md#a``, as
+    written in the chapter ``base``) turned into ``corpus/01-fondations/x.md#a`` links,
+    which the page opens in the viewer; other links are left as they are."""
+    if "](" not in (markdown or ""):
+        return markdown
+    return _LINK.sub(lambda m: f"](corpus/{_resolve(base, m.group(1))}{m.group(2) or ''})", markdown)
 
 
 def parse_link(link: str) -> tuple[str, str] | None:
@@ -77,6 +87,10 @@ class Library:
     @property
     def available_count(self) -> int:
         return sum(c.available for c in self.by_path.values())
+
+    def is_planned(self, path: str) -> bool:
+        """True when ``path`` is a chapter of the plan (written or not)."""
+        return path in self.by_path
 
     def title_of(self, path: str) -> str:
         entry = self.by_path.get(path)
@@ -173,9 +187,9 @@ def _for_viewer(body: str, path: str) -> str:
             out.append("")
             continue
         if not fence and "](" in line:
-            line = _LINK.sub(lambda mm: f"](corpus/{_resolve(path, mm.group(1))}{mm.group(2) or ''})", line)
+            line = guide_links(line, path)
         out.append(line)
-    return "\n".join(out)
+    return fr_typography("\n".join(out))
 
 
 def describe_link(library: "Library", link: str) -> str:

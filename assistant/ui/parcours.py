@@ -12,10 +12,12 @@ import json
 import gradio as gr
 
 from assistant.paths import DialogueState
+from assistant.typography import fr_typography
 from assistant.ui import render
 from assistant.ui.services import Services, french_error
 
 MAX_OPTIONS = 6
+_PRIVATE = dict(api_visibility="private")   # the API is assistant/ui/api.py's named endpoints
 _KIND_TITLE = {"question": "", "clarification": "Précision", "prerequisite": "Prérequis"}
 
 
@@ -67,7 +69,7 @@ def build(services: Services, state: gr.BrowserState, ticks: gr.BrowserState) ->
             html = render.recommendation_html(rec, tk or [])
             prog = render.progress_markdown(rec, tk or [])
             opts = [gr.update(visible=False)] * MAX_OPTIONS
-            return [new_state.to_dict(), "\n\n".join(lines)] + opts + [gr.update(visible=False), html, prog, ""]
+            return [new_state.to_dict(), fr_typography("\n\n".join(lines))] + opts + [gr.update(visible=False), html, prog, ""]
         lines.append(f"### {(title + ' — ') if title else ''}{display.text}")
         labels = [label for _, label in display.options][:MAX_OPTIONS]
         opts = [gr.update(value=labels[i], visible=True) if i < len(labels) else gr.update(visible=False)
@@ -76,7 +78,7 @@ def build(services: Services, state: gr.BrowserState, ticks: gr.BrowserState) ->
         # in the box to be corrected; one that was taken clears it.
         taken = new_state.to_dict() != DialogueState.from_dict(st).to_dict()
         box = "" if taken or not display.notice else gr.update()
-        return [new_state.to_dict(), "\n".join(lines)] + opts + [gr.update(visible=True), "", "", box]
+        return [new_state.to_dict(), fr_typography("\n".join(lines))] + opts + [gr.update(visible=True), "", "", box]
 
     outputs = [state, prompt] + options + [free_row, checklist, progress, free]
 
@@ -91,11 +93,11 @@ def build(services: Services, state: gr.BrowserState, ticks: gr.BrowserState) ->
         return fn
 
     for i, b in enumerate(options):
-        b.click(choose(i), [state, ticks], outputs)
-    reply.click(lambda st, tk, text: show(st, tk, text), [state, ticks, free], outputs)
-    free.submit(lambda st, tk, text: show(st, tk, text), [state, ticks, free], outputs)
-    back.click(lambda st, tk: show(st, tk, "retour"), [state, ticks], outputs)
-    restart.click(lambda st, tk: show(st, tk, "recommencer"), [state, ticks], outputs)
+        b.click(choose(i), [state, ticks], outputs, **_PRIVATE)
+    reply.click(lambda st, tk, text: show(st, tk, text), [state, ticks, free], outputs, **_PRIVATE)
+    free.submit(lambda st, tk, text: show(st, tk, text), [state, ticks, free], outputs, **_PRIVATE)
+    back.click(lambda st, tk: show(st, tk, "retour"), [state, ticks], outputs, **_PRIVATE)
+    restart.click(lambda st, tk: show(st, tk, "recommencer"), [state, ticks], outputs, **_PRIVATE)
 
     def tick(payload, st, tk):
         try:
@@ -108,5 +110,5 @@ def build(services: Services, state: gr.BrowserState, ticks: gr.BrowserState) ->
         return new, render.progress_markdown(display.recommendation, new)
 
     tick_btn.click(tick, [tick_box, state, ticks], [ticks, progress],
-                   js="(p, s, t) => [window.__tuileTicks || p, s, t]")
+                   js="(p, s, t) => [window.__tuileTicks || p, s, t]", **_PRIVATE)
     return {"state": state, "ticks": ticks, "show": show, "outputs": outputs}

@@ -11,26 +11,34 @@ import html
 import re
 from typing import Callable
 
+from assistant import typography
+from assistant.typography import fr_typography
+from assistant.ui.library import guide_links
+
 _MARK = re.compile(r"\[(\d+)\](?!\()")
 
 
 def fr_number(value: float | None, digits: int = 1, unit: str = "") -> str:
-    """French formatting: 4 814,0 (narrow no-break space, decimal comma); None -> « inconnu »."""
+    """French formatting: 4 814,0 (narrow no-break space, decimal comma), then the unit
+    after a no-break space; None -> « inconnu »."""
     if value is None:
         return "inconnu"
-    text = f"{value:,.{digits}f}".replace(",", "\u202f").replace(".", ",")
+    text = typography.fr_number(value, digits)
     return f"{text}\u00a0{unit}" if unit else text
 
 
 def hours_text(value: float) -> str:
-    return f"{value:g}".replace(".", ",") + "\u00a0h"
+    return typography.fr_number(value, None) + "\u00a0h"
 
 
 # -------------------------------------------------------------------- Discussion
 
 def answer_markdown(answer) -> str:
-    """The final answer's Markdown with each « [n] » turned into a link to its section."""
+    """The final answer's Markdown with each « [n] » turned into a link to its section, the
+    links that quoted sentences carry (relative to their chapter) into the guide, and
+    French spacing."""
     links = {c.n: c.link for c in answer.citations if c.n}
+    paths = {c.n: c.path for c in answer.citations if c.n}
     text = answer.text
 
     def link(m: re.Match) -> str:
@@ -38,10 +46,29 @@ def answer_markdown(answer) -> str:
         # « [[n]](link) »: an escaped bracket would open display math (KaTeX delimiters).
         return f"[[{n}]]({links[n]})" if n in links else m.group(0)
 
-    body = _MARK.sub(link, text) if links else text
+    # A quoted sentence ends with its mark: the text before « [n] » comes from citation n's
+    # chapter, so its relative links resolve against that chapter's file.
+    pieces, last = [], 0
+    for m in _MARK.finditer(text):
+        base = paths.get(int(m.group(1)), _ANY_CHAPTER)
+        pieces.append(guide_links(text[last:m.start()], base))
+        pieces.append(link(m) if links else m.group(0))
+        last = m.end()
+    pieces.append(guide_links(text[last:], _ANY_CHAPTER))
+    body = "".join(pieces)
     if answer.notice:
         body = f"_{answer.notice}_\n\n{body}"
-    return body
+    return fr_typography(body)
+
+
+def streamed_markdown(text: str) -> str:
+    """Text shown while the answer streams: French spacing, guide links resolved."""
+    return fr_typography(guide_links(text, _ANY_CHAPTER))
+
+
+# Every chapter sits one folder deep (``03-performance/07-transposition.md``), so a
+# sentence whose chapter is unknown resolves « ../01-fondations/x.md » like any of them.
+_ANY_CHAPTER = "00-resume/00.md"
 
 
 def sources_markdown(answer, excerpt: Callable[[str, str], str] | None = None) -> str:
@@ -55,9 +82,13 @@ def sources_markdown(answer, excerpt: Callable[[str, str], str] | None = None) -
     if answer.kind == "refusal" and answer.suggestions:
         lines = ["**Le guide ne traite pas cette question.** Les chapitres les plus proches :", ""]
         lines += [f"- [{c.label}]({c.link})" for c in answer.suggestions]
-        return "\n".join(lines)
+        return fr_typography("\n".join(lines))
     if not answer.citations:
         return _SOURCES_EMPTY
+    return fr_typography(_sources(answer, excerpt))
+
+
+def _sources(answer, excerpt) -> str:
     lines = []
     for c in answer.citations:
         lines.append(f"**[{c.n}]** [{c.label}]({c.link})")
@@ -66,7 +97,7 @@ def sources_markdown(answer, excerpt: Callable[[str, str], str] | None = None) -
             text = excerpt(c.path, c.anchor)
             quoted = [text] if text else []
         for q in quoted:
-            lines.append("> " + " ".join(q.split()))
+            lines.append("> " + guide_links(" ".join(q.split()), c.path))
             lines.append(">")
         if lines[-1] == ">":
             lines.pop()
@@ -74,7 +105,7 @@ def sources_markdown(answer, excerpt: Callable[[str, str], str] | None = None) -
     return "\n".join(lines).rstrip() + "\n"
 
 
-_SOURCES_EMPTY = "_Les passages cités par la réponse s'afficheront ici._"
+_SOURCES_EMPTY = fr_typography("_Les passages cités par la réponse s'afficheront ici._")
 
 
 # -------------------------------------------------------------------- Parcours
@@ -84,21 +115,21 @@ def recommendation_html(rec: dict, ticked: set[str] | list[str]) -> str:
     ticked = set(ticked or ())
     e = html.escape
     out = [f'<div id="tuile-checklist" class="tuile-checklist" data-parcours="{e(rec["path"])}">',
-           f'<h3>Parcours {e(rec["path"])} — {e(rec["title"])} <span class="tuile-muted">'
+           f'<h3>Parcours {e(rec["path"])} — {e(fr_typography(rec["title"]))} <span class="tuile-muted">'
            f'({e(rec["hours_text"])})</h3>']
     for n, step in enumerate(rec["steps"], 1):
         tag = (" <em>(à lire d'abord)</em>" if step["before"] else
                " <em>(facultatif)</em>" if step["optional"] or step["page_optional"] else "")
-        out.append(f'<div class="tuile-step"><div class="tuile-step-label">{n}. {e(step["label"])}{tag}</div><ul>')
+        out.append(f'<div class="tuile-step"><div class="tuile-step-label">{n}. {e(fr_typography(step["label"]))}{tag}</div><ul>')
         for ch in step["chapters"]:
             checked = " checked" if ch["id"] in ticked else ""
             note = ' <span class="tuile-muted">— facultatif, déjà acquis</span>' if ch["optional"] else ""
             hours = f' <span class="tuile-hours">{e(ch["time_text"])}</span>' if ch.get("time_text") else ""
             out.append(f'<li><label><input type="checkbox" class="tuile-lu" data-id="{e(ch["id"])}"{checked}> '
-                       f'</label><a href="{e(ch["link"])}">{e(ch["title"])}</a>{hours}{note}</li>')
+                       f'</label><a href="{e(ch["link"])}">{e(fr_typography(ch["title"]))}</a>{hours}{note}</li>')
         out.append("</ul></div>")
     if rec.get("exit_test"):
-        out.append(f'<p class="tuile-exit"><strong>Test de sortie :</strong> {e(rec["exit_test"])}</p>')
+        out.append(f'<p class="tuile-exit"><strong>Test de sortie\u00a0:</strong> {e(fr_typography(rec["exit_test"]))}</p>')
     out.append("</div>")
     return "\n".join(out)
 
@@ -113,8 +144,8 @@ def progress_markdown(rec: dict | None, ticked: set[str] | list[str]) -> str:
     left = sum(c["hours"] for c in chapters if c["id"] not in ticked)
     left = round(left * 2) / 2
     if chapters and len(done) == len(chapters):
-        return f"**Parcours terminé :** les {len(chapters)} chapitres sont cochés. Passez le test de sortie !"
-    return (f"**Progression :** {len(done)} chapitre{'s' if len(done) > 1 else ''} lu{'s' if len(done) > 1 else ''} "
+        return fr_typography(f"**Parcours terminé :** les {len(chapters)} chapitres sont cochés. Passez le test de sortie !")
+    return fr_typography(f"**Progression :** {len(done)} chapitre{'s' if len(done) > 1 else ''} lu{'s' if len(done) > 1 else ''} "
             f"sur {len(chapters)} · il reste environ {hours_text(left)} de lecture "
             "(cochés dans ce navigateur, gardés entre deux visites).")
 
@@ -161,22 +192,74 @@ def kernel_where(run) -> str:
     return f"Exécutée sur\u00a0: **{run.where}**{again}{waited}"
 
 
+# What each ``KernelReport.error_kind`` is called in the page: the codes stay internal.
+ERROR_HEADINGS = {
+    "unknown_exercise": "Exercice inconnu",
+    "options": "Options refusées",
+    "syntax": "Erreur de syntaxe",
+    "precheck": "Refusé avant l'exécution",
+    "import": "Erreur au chargement du module",
+    "contract": "Le contrat de la soumission n'est pas respecté",
+    "compile": "Erreur de compilation Triton",
+    "runtime": "Erreur pendant l'exécution",
+    "torch_ops": "Calcul fait par PyTorch, pas par un noyau Triton",
+    "no_kernel": "Aucun noyau Triton lancé",
+    "side_stream": "Noyau lancé sur un autre flux CUDA",
+    "input_modified": "Une entrée a été modifiée",
+    "mismatch": "Résultat faux",
+    "impossible_time": "Temps impossible",
+    "timeout": "Temps limite dépassé",
+    "crashed": "Le processus de la soumission s'est arrêté net",
+    "internal": "Panne du bac à sable",
+}
+_CRASH_SIGNALS = ("SIGSEGV", "SIGBUS", "SIGABRT", "signal 11", "segmentation")
+CRASH_HINT = ("Un tel arrêt vient le plus souvent d'un accès mémoire hors des tenseurs : un masque "
+              "manquant ou faux (par exemple `cols <= N` au lieu de `cols < N`), ou un décalage mal "
+              "calculé. Vérifiez les masques de chaque `tl.load` et `tl.store`.")
+
+
 def verdict_markdown(report) -> str:
+    """Verdict, then the error under a French heading (never the internal code), each
+    message once, and a hint for a crash that the report does not explain."""
     icon, head = _VERDICT.get(report.verdict, ("•", report.verdict or "Résultat"))
     where = (f"GPU {report.device_name}" if report.mode == "gpu"
              else "interpréteur Triton sur CPU : justesse seulement")
     lines = [f"### {icon} {head}", f"Exercice **{report.exercise}** ({report.dtype or '?'}) — {where}.", ""]
+    shown: list[str] = []
     if report.error_kind:
+        heading = ERROR_HEADINGS.get(report.error_kind, "Erreur")
         line = f" (ligne {report.error_line})" if report.error_line else ""
-        lines.append(f"**Erreur{line}** — {report.error_kind} :")
-        lines.append("")
-        lines.append("```\n" + report.error.strip() + "\n```")
+        if heading != head or line:   # « ✗ Résultat faux » is heading enough
+            lines += [f"**{heading}{line}**", ""]
+        shown.append(report.error.strip())
+        lines.append(_message_html(report.error))
+        if report.error_kind == "crashed" and _unexplained_crash(report.error):
+            lines += ["", CRASH_HINT]
     elif report.verdict_text:
-        lines.append(report.verdict_text)
+        shown.append(report.verdict_text.strip())
+        lines.append(_message_html(report.verdict_text))
     for m in report.mismatches[:3]:
-        if m.message:
-            lines.append(f"- {m.message}")
-    return "\n".join(lines)
+        if m.message and not any(_same(m.message, s) for s in shown):
+            shown.append(m.message)
+            lines.append(f"- {_message_html(m.message, tag='span')}")
+    return fr_typography("\n".join(lines))
+
+
+def _same(a: str, b: str) -> bool:
+    def norm(s):
+        return " ".join(s.replace("\u00a0", " ").replace("\u202f", " ").split()).rstrip(".").casefold()
+    na, nb = norm(a), norm(b)
+    return na == nb or (len(na) > 40 and (na in nb or nb in na))
+
+
+def _unexplained_crash(text: str) -> bool:
+    return any(s in text for s in _CRASH_SIGNALS) and "masque" not in text
+
+
+def _message_html(text: str, tag: str = "div") -> str:
+    """A message of the sandbox as text (its ``_`` and ``*`` are not Markdown), lines kept."""
+    body = "<br>".join(html.escape(x, quote=False) for x in text.strip().split("\n"))
+    return f'<{tag} class="tuile-message">{body}</{tag}>'
 
 
 def _shape(shape) -> str:
@@ -213,7 +296,7 @@ def figures_rows(report) -> list[list[str]]:
         rows.append(["Objectif de l'exercice", fr_number(r.threshold_pct, 0, "%"), "de la crête de la carte"])
     if r.wall_s is not None:
         rows.append(["Durée totale", fr_number(r.wall_s, 1, "s"), "vérification, mesures et file d'attente comprises"])
-    return rows
+    return [[fr_typography(cell) for cell in row] for row in rows]
 
 
 def bandwidth_svg(report) -> str:
@@ -297,7 +380,7 @@ def diagnosis_markdown(report, diagnosis=None, describe: Callable[[str], str] | 
         lines.append("")
     if not lines:
         if report.mode != "gpu":
-            return ("_Profil et diagnostic : il faut un GPU (Nsight Compute) ; "
-                    "l'interpréteur vérifie la justesse seulement._")
+            return fr_typography("_Profil et diagnostic : il faut un GPU (Nsight Compute) ; "
+                                 "l'interpréteur vérifie la justesse seulement._")
         return "_Pas de profil pour cette exécution._"
-    return "\n".join(lines)
+    return fr_typography("\n".join(lines))

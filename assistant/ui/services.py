@@ -12,6 +12,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Callable
 
+from assistant.typography import fr_typography
 from ingest.config import Config, load_config
 from ingest.errors import TuileError
 
@@ -21,10 +22,10 @@ log = logging.getLogger("tuile.ui")
 def french_error(err: BaseException) -> str:
     """A readable French message for any error of any layer; the traceback goes to the log."""
     if isinstance(err, TuileError):
-        return str(err)
+        return fr_typography(str(err))
     log.exception("erreur dans l'interface", exc_info=err)
-    return (f"erreur inattendue ({type(err).__name__} : {err}). Le serveur continue de "
-            "fonctionner ; réessayez, ou signalez l'erreur si elle se reproduit.")
+    return fr_typography(f"erreur inattendue ({type(err).__name__} : {err}). Le serveur continue de "
+                         "fonctionner ; réessayez, ou signalez l'erreur si elle se reproduit.")
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """Fixtures of the browser tests: a real index, the app served on loopback, Debian's chromium.
 
 Once per session: a subset of the real guide (four chapters of part 3, Performance, the
-transposition case study among them, one of part 1, the reading-path page and data) is
+transposition case study among them, two of part 1, the reading-path page and data) is
 copied into a temporary corpus and ingested with the default embedder into a temporary
 ``TUILE_HOME`` (well under a minute on 2 cores, against 6 min for the whole guide); the app
 from ``create_app`` is launched on a free port of 127.0.0.1. Each test gets a fresh
@@ -32,6 +32,7 @@ SUBSET = (
     "03-performance/05-mesurer-correctement.md",
     "03-performance/07-transposition.md",
     "01-fondations/04-anatomie-d-un-gpu.md",
+    "01-fondations/02-de-pytorch-au-noyau.md",
     "parcours.md", "parcours.yaml", "plan.yaml",
 )
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
