@@ -20,7 +20,8 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from assistant._text import normalise_space, sentences, terms
+from ingest.analyzer import normalise_space, terms
+from ingest.sentences import sentences
 from assistant.answer_records import Citation, Quote
 
 # Measured on the 145 in-scope eval questions, 69 chapters (gold chapter cited):

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from assistant._text import terms, words
+from ingest.analyzer import terms, words
 from assistant.answer_records import Conversation, Turn
 
 Rewriter = Callable[[str, tuple[Turn, ...]], Optional[str]]

@@ -28,7 +28,6 @@ import yaml
 
 from assistant.answer_records import Citation, Quote, Turn
 from assistant.compose import compose
-from assistant.expand import expand
 from ingest.errors import ConfigError
 
 _PROMPT_FILE = Path(__file__).parent / "prompts" / "answer.yaml"
@@ -62,7 +61,8 @@ class ComposedGenerator:
     name = "composed"
 
     def generate(self, question, hits, history=(), language="fr"):
-        comp = compose(expand(question, language), hits)
+        # the previous answer is not repeated: a new question, or a follow-up, gets new sentences
+        comp = compose(question, hits, shown=history[-1].text if history else "")
         if not comp.quotes:
             yield Draft(failure="aucune phrase citable dans les sections trouvées")
             return

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from assistant._text import is_verbatim, sentences
+from ingest.sentences import is_verbatim, sentences
 from assistant.compose import compose
 
 QUESTIONS = ["Pourquoi la transposition naïve est-elle lente ?", "Comment éviter les conflits de banques ?",

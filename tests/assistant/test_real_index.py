@@ -26,7 +26,7 @@ def index(tmp_path_factory):
 
 
 def test_cited_answer_and_followup_on_the_real_retriever(index, sections):
-    from assistant._text import is_verbatim
+    from ingest.sentences import is_verbatim
     retriever = Retriever(index)
     _, first = run(answer("Pourquoi la transposition naïve plafonne-t-elle ?", None, "composed",
                           retriever=retriever, config=index))
