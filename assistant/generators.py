@@ -61,8 +61,7 @@ class ComposedGenerator:
     name = "composed"
 
     def generate(self, question, hits, history=(), language="fr"):
-        # the previous answer is not repeated: a new question, or a follow-up, gets new sentences
-        comp = compose(question, hits, shown=history[-1].text if history else "")
+        comp = compose(question, hits)
         if not comp.quotes:
             yield Draft(failure="aucune phrase citable dans les sections trouvées")
             return
