@@ -6,8 +6,11 @@ empty, oversized or binary questions), route reading-path questions to the path 
 resolve a follow-up against the conversation, analyse the question once
 (``assistant.query``: terms, English-to-French bridge), retrieve, decide (``assistant.relevance``:
 answer, partial or refuse, a model fitted on the dev sets; a refusal suggests the nearest
-chapters, a partial answer says the guide only touches the subject), then generate. An LLM generator that fails (server unreachable, too slow, malformed reply,
-claims without valid citation) is replaced by the composed answer with a one-line notice.
+chapters; a partial answer opens with « Le guide en parle dans … sans répondre exactement
+à … » and gives the closest passages), then generate. An LLM reply is read whole and
+checked before any of it is shown; one that fails (server unreachable, too slow,
+malformed reply, claims without valid citation, too few claims supported by their
+sources) is replaced by the composed answer with a one-line notice.
 
     from assistant.answer import answer
     for item in answer("Qu'est-ce qu'un warp ?"):
@@ -98,12 +101,18 @@ def _refusal_text(suggestions: Sequence[Citation], language: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _partial_notice(decision, hits: Sequence, language: str) -> str:
+def _partial_text(decision, hits: Sequence, language: str) -> str:
+    """The opening of a partial answer: where the guide talks about the subject, what it
+    leaves unanswered; the closest passages follow (French typography: U+00A0 inside « »)."""
     where = hits[0].label if hits else ""
-    missing = " ".join(decision.uncovered) or "votre question"
+    missing = " ".join(decision.uncovered)
     if language == "en":
-        return f"The guide talks about this in « {where} » without answering exactly about « {missing} »."
-    return f"Le guide en parle dans « {where} » sans répondre exactement à « {missing} »."
+        what = f"« {missing} »" if missing else "your exact question"
+        return (f"The guide talks about this in « {where} » without answering exactly about {what}; "
+                "here are its closest passages.\n\n").replace("« ", "«\u00a0").replace(" »", "\u00a0»")
+    what = f"« {missing} »" if missing else "votre question"
+    return (f"Le guide en parle dans « {where} » sans répondre exactement à {what}\u202f; "
+            "voici ses passages les plus proches.\n\n").replace("« ", "«\u00a0").replace(" »", "\u00a0»")
 
 
 def answer(question, conversation: Conversation | None = None, generator=None, *,
@@ -160,11 +169,11 @@ def answer(question, conversation: Conversation | None = None, generator=None, *
     draft, shown, notice = None, False, ""
     if language == "en" and isinstance(gen, ComposedGenerator):
         yield Piece("notice", _EN_NOTICE)
-    partial = _partial_notice(decision, hits, language) if decision.verdict == "partial" else ""
-    if partial:
-        yield Piece("notice", partial)
+    partial = _partial_text(decision, hits, language) if decision.verdict == "partial" else ""
     # the composer matches words: it reads the bridged question; an LLM reads the question
     asked = query.expanded if isinstance(gen, ComposedGenerator) else resolved.query
+    if partial:                   # said first, in the answer itself: the passages below are only the closest
+        yield Piece("text", partial)
     for item in gen.generate(asked, hits, history, language):
         if isinstance(item, Draft):
             draft = item
@@ -189,5 +198,8 @@ def answer(question, conversation: Conversation | None = None, generator=None, *
         yield Answer(kind="refusal", text=reply, suggestions=suggestions, generator="composed",
                      notice=notice, **{**common, "decision": "refuse"})
         return
-    yield Answer(kind="answer", text=draft.text, generator=gen.name, citations=draft.citations,
-                 quotes=draft.quotes, further=draft.further, notice=notice or partial, **common)
+    if draft.notice:              # the checked LLM reply lost unsupported sentences
+        yield Piece("notice", draft.notice)
+    notes = " ".join(n for n in (notice, draft.notice) if n)
+    yield Answer(kind="answer", text=partial + draft.text, generator=gen.name, citations=draft.citations,
+                 quotes=draft.quotes, further=draft.further, notice=notes, **common)

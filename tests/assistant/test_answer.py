@@ -56,3 +56,14 @@ def test_english_question_is_answered_with_a_notice(retriever):
     assert final.kind == "answer" and final.language == "en"
     assert pieces[0].kind == "notice" and "French" in pieces[0].text
     assert any("banque" in q.text for q in final.quotes)
+
+
+def test_partial_decision_says_so_then_gives_the_closest_passages(retriever):
+    touches = RefusalModel({"dense": 0.0}, 0.0, {}, {}, refuse_below=0.1, partial_below=0.9)   # p = 0.5
+    pieces, final = run(answer("Comment programmer la transposition sur un FPGA ?", retriever=retriever,
+                               refusal=touches))
+    assert final.kind == "answer" and final.decision == "partial" and final.quotes
+    first = next(p.text for p in pieces if p.kind == "text")
+    assert first.startswith("Le guide en parle dans «\u00a0Performance · 7.")
+    assert "sans répondre exactement à «\u00a0" in first and "fpga\u00a0»\u202f; voici ses passages" in first
+    assert final.text.startswith(first) and final.quotes[0].text in final.text

@@ -22,7 +22,7 @@ def test_every_quote_is_verbatim_from_its_cited_section(question, retriever, sec
     for quote in comp.quotes:
         cited = by_n[quote.n]
         assert is_verbatim(quote.text, sections[(cited.chapter_id, cited.anchor)]), quote.text
-        assert f"{quote.text} [{quote.n}]" in comp.text
+        assert quote.text in comp.text and f"[{quote.n}]" in comp.text
 
 
 def test_citations_have_label_and_link(retriever):
@@ -86,3 +86,85 @@ def test_definition_questions_lead_with_the_definition():
             hit("Définition", "Un megakernel est un noyau persistant unique qui exécute toute une passe avant.", 1)]
     comp = compose("Qu'est-ce qu'un megakernel ?", hits)
     assert comp.quotes[0].text.startswith("Un megakernel est un noyau persistant")
+
+
+def _hits(*sections):
+    """Hits of one made-up chapter: (section, text) pairs, best first."""
+    from assistant.records import Hit
+    return [Hit(f"c#{rank}", "performance-02", "3", "Performance", 2, "Accès mémoire coalescés", section,
+                section.lower().replace(" ", "-"), "03-performance/02-acces-coalesces.md", text,
+                1 / (60 + rank), 0.9, 1.0) for rank, (section, text) in enumerate(sections)]
+
+
+def test_the_lead_never_announces_the_chapter():
+    comp = compose("Qu'est-ce que la coalescence ?", _hits(
+        ("Introduction", "Ce chapitre explique la coalescence des accès et la coalescence des écritures."),
+        ("Ce que coalescer veut dire", "Un accès est dit coalescé quand les adresses des 32 threads d'un warp "
+                                       "tombent dans le plus petit nombre de secteurs.")))
+    assert comp.quotes[0].text.startswith("Un accès est dit coalescé")
+    assert not any(q.text.startswith("Ce chapitre") for q in comp.quotes[:1])
+
+
+def test_an_announced_list_is_given_or_skipped():
+    text = ("Un problème de coalescence se repère par trois signaux. Le débit DRAM mesuré est faible. "
+            "Les octets lus en DRAM dépassent ce que l'algorithme exige. Et le nombre de secteurs par requête "
+            "s'éloigne de 4.")
+    comp = compose("Comment repérer un problème de coalescence ?", _hits(("Diagnostiquer", text)))
+    lead = comp.quotes[0].text
+    assert lead.startswith("Un problème de coalescence se repère par trois signaux.")
+    assert lead.endswith("s'éloigne de 4.") and is_verbatim(lead, text)
+    listed = "Un problème de coalescence se repère par trois signaux.\n\n- Le débit est faible.\n- Autre chose."
+    comp = compose("Comment repérer un problème de coalescence ?",
+                   _hits(("Diagnostiquer", listed), ("Mesure", "Un problème de coalescence divise le débit "
+                                                               "utile d'une copie par six sur H200.")))
+    assert all("trois signaux" not in q.text for q in comp.quotes)
+
+
+def test_bibliography_and_stray_bold_are_never_quoted():
+    comp = compose("Qu'est-ce que la coalescence des accès ?", _hits(
+        ("Sources", "- **NVIDIA, « CUDA C++ Best Practices Guide », section coalescence des accès, 2025.**"),
+        ("Suite", "Ainslie et al., « GQA », EMNLP 2023.** La coalescence des accès compte beaucoup."),
+        ("Ce que coalescer veut dire", "La coalescence des accès regroupe les adresses d'un warp en peu de secteurs.")))
+    assert [q.text for q in comp.quotes] == ["La coalescence des accès regroupe les adresses d'un warp en peu de secteurs."]
+
+
+def test_why_leads_with_the_cause():
+    comp = compose("Pourquoi la transposition naïve est-elle lente ?", _hits(
+        ("Version naïve", "La transposition naïve lit une matrice de 8192 × 8192 éléments en fp32. "
+                          "La transposition naïve est lente parce que ses écritures à pas touchent 32 secteurs.")))
+    assert "parce que" in comp.quotes[0].text
+
+
+def test_figures_in_tables_are_quoted_with_their_header():
+    table = ("Les chiffres des cartes du projet.\n\n| Carte | SM | L2 |\n| --- | --- | --- |\n"
+             "| A100 SXM | 108 | 40 Mo |\n| H100 SXM | 132 | 50 Mo |\n")
+    comp = compose("Combien de SM sur un H100 SXM ?", _hits(("Cartes", table)))
+    assert comp.quotes[0].text == "| H100 SXM | 132 | 50 Mo |"
+    assert "| Carte | SM | L2 |\n| --- | --- | --- |\n| H100 SXM | 132 | 50 Mo |" in comp.text
+    assert f"[{comp.quotes[0].n}]" in comp.text
+
+
+def test_a_question_asking_for_code_gets_the_code_block():
+    text = ("L'addition de vecteurs en Triton charge deux tuiles et écrit leur somme.\n\n```python\n"
+            "@triton.jit\ndef add(x, y, out, n, BLOCK: tl.constexpr):\n    pass\n```\n")
+    comp = compose("Montre-moi le code de l'addition de vecteurs en Triton", _hits(("Triton", text)))
+    assert comp.quotes[0].text.startswith("L'addition de vecteurs")
+    assert comp.quotes[1].text.startswith("```python") and comp.quotes[1].text in text
+    assert "```python\n@triton.jit" in comp.text
+
+
+def test_near_duplicates_are_not_repeated():
+    comp = compose("Combien de banques compte la mémoire partagée ?", _hits(
+        ("Banques", "La mémoire partagée compte 32 banques de 4 octets. La mémoire partagée d'un SM compte "
+                    "32 banques de 4 octets de large."),
+        ("Conflits", "Deux threads qui lisent la même banque de la mémoire partagée à des adresses différentes "
+                     "font un conflit de banques.")))
+    texts = [q.text for q in comp.quotes]
+    assert sum("32 banques" in t for t in texts) == 1, texts
+
+
+def test_the_previous_answer_is_not_repeated(retriever):
+    q = "Pourquoi la transposition naïve est-elle lente ?"
+    first = compose(q, retriever.search(q))
+    again = compose(q, retriever.search(q), shown=first.text)
+    assert not {x.text for x in first.quotes} & {x.text for x in again.quotes}

@@ -1,0 +1,52 @@
+"""What a question asks for decides the composed answer's lead."""
+from __future__ import annotations
+
+import pytest
+
+from assistant.blocks import section_blocks
+from assistant.intent import question_intent
+from assistant.support import support
+
+
+@pytest.mark.parametrize("question, kind, code", [
+    ("Pourquoi la transposition naïve est-elle lente ?", "why", False),
+    ("What causes shared memory bank conflicts?", "why", False),
+    ("mon noyau ne fait rien et ne plante pas, le tableau de sortie reste à zéro", "why", False),
+    ("my old warp-synchronous code broke on Volta, why?", "why", False),
+    ("Combien de SM sur un H100 ?", "howmuch", False),
+    ("how many TFLOP/s does FlashAttention-4 reach on B200?", "howmuch", False),
+    ("C'est quoi la différence entre CUDA et Triton ?", "compare", False),
+    ("Comment éviter les conflits de banques ?", "how", False),
+    ("how do I write a vector add in Triton?", "how", True),
+    ("Montre-moi le code de l'addition de vecteurs", "", True),
+    ("Qu'est-ce que la coalescence ?", "what", False),
+    ("c quoi la coalescence", "what", False),
+    ("warp", "", False),
+])
+def test_question_intent(question, kind, code):
+    intent = question_intent(question)
+    assert (intent.kind, intent.code) == (kind, code)
+
+
+def test_definition_subject_ignores_the_bridge():
+    assert question_intent("What is a warp? (warp)").subject == {"warp"}
+
+
+def test_section_blocks():
+    text = ("Intro.\n\n1. Lancer le noyau.\n2. Mesurer le temps.\n\n| a | b |\n| --- | --- |\n| 1 | 2 |\n\n"
+            "```python\nx = 1\n```\n")
+    blocks = section_blocks(text)
+    assert blocks.steps == ("Lancer le noyau.", "Mesurer le temps.")
+    assert blocks.tables == (("| a | b |\n| --- | --- |", ("| 1 | 2 |",)),)
+    assert blocks.codes == ("```python\nx = 1\n```",)
+
+
+@pytest.mark.parametrize("claim, ok", [
+    ("Le H100 SXM offre 3.35 TB/s de bande passante HBM [1].", True),      # decimal point, English unit
+    ("Le H100 SXM offre 3,35 To/s de bande passante HBM [1].", True),
+    ("Le H100 SXM offre 4,8 To/s de bande passante HBM [1].", False),       # the H200's figure
+    ("Les cartes grand public n'ont pas de HBM du tout [1].", False),       # words the passage does not hold
+])
+def test_support_reads_words_and_figures(claim, ok):
+    passage = "Le H100 SXM a 80 Go de HBM3 ; sa bande passante HBM est de 3,35 To/s."
+    assert support(claim, [passage]).ok is ok
