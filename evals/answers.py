@@ -304,11 +304,27 @@ def run(args) -> dict:
         "machine": f"{platform.machine()}, {len(os.sched_getaffinity(0))} cœurs, CPU",
         "corpus": {"chapters": len(env.chapters), "chunks": env.chunks, "stale_in_index": env.stale},
         "conditions": {"generator": "composed", "embedder": env.config.embedder, "k": 5,
-                       "refusal": {"refuse_below": model.refuse_below, "partial_below": model.partial_below}},
+                       "refusal": {"refuse_below": model.refuse_below, "partial_below": model.partial_below,
+                                   "dev_cv": _model_cv(), "dev_sizes": _model_sizes()}},
         "calibration": calibration,
         "splits": splits,
         "targets": {k: f"{op} {v}" for k, (op, v) in TARGETS.items()},
     }
+
+
+def _model_record() -> dict:
+    from assistant.relevance import MODEL_FILE
+    return yaml.safe_load(MODEL_FILE.read_text(encoding="utf-8")) or {}
+
+
+def _model_cv() -> dict | None:
+    """The cross-validated dev figures recorded with the refusal model."""
+    return _model_record().get("cv")
+
+
+def _model_sizes() -> str:
+    m = _model_record()
+    return f"{m.get('dev_in_scope')} questions du sujet, {m.get('dev_out_of_scope')} hors sujet"
 
 
 _LABELS = {"gold_cited": "chapitre attendu cité", "gold_cited_fr": "… questions en français",
@@ -341,8 +357,14 @@ def _markdown(result: dict) -> str:
               "| --- |" + " --- |" * len(names) + " --- |"]
     for key, label in _LABELS.items():
         row = [str(splits[n]["figures"].get(key)) if splits[n] else "—" for n in names]
-        goal = " ".join(map(str, TARGETS[key])) if key in TARGETS else "—"
+        goal = f"{TARGETS[key][0].replace('>=', '≥').replace('<=', '≤')} {TARGETS[key][1]}" if key in TARGETS else "—"
         lines.append(f"| {label} | " + " | ".join(row) + f" | {goal} |")
+    cv = result["conditions"]["refusal"].get("dev_cv")
+    if cv:
+        lines += ["", "Le modèle de refus est ajusté sur dev : ses chiffres dev ci-dessus sont ceux des questions "
+                      f"d'ajustement. Estimation honnête sur dev, validation croisée à 5 plis : précision des refus "
+                      f"{cv['precision']}, hors sujet refusées {cv['recall']}, questions du sujet refusées "
+                      f"{cv['inscope_refused']} (dev élargi : {result['conditions']['refusal'].get('dev_sizes', 'voir refusal.yaml')})."]
     if result.get("calibration"):
         cv = result["calibration"]["cv"]
         lines += ["", f"Modèle de refus ajusté sur dev ; validation croisée à {result['calibration']['folds']} plis : "
