@@ -168,3 +168,10 @@ def test_the_previous_answer_is_not_repeated(retriever):
     first = compose(q, retriever.search(q))
     again = compose(q, retriever.search(q), shown=first.text)
     assert not {x.text for x in first.quotes} & {x.text for x in again.quotes}
+
+
+def test_how_many_leads_with_the_sentence_that_counts_it():
+    comp = compose("Combien de SM sur un H100 ?", _hits(
+        ("Mémoire", "Le H100 offre jusqu'à 228 Ko de mémoire partagée par SM, et 227 Ko au plus par bloc."),
+        ("Organisation", "Le H100 SXM compte 8 GPC pour 132 SM, le reste de la puce étant désactivé.")))
+    assert "132 SM" in comp.quotes[0].text
