@@ -12,7 +12,8 @@ and the guide's vocabulary (``features``):
   on a two-chapter index);
 - ``known``: share of the question's content words that the guide's vocabulary holds,
   per language (an English word counts when the guide writes it or the bridge translates
-  it); ``unknown``: how many are not (at most 3);
+  it; everyday words that name no subject, ``assistant/data/general_words.yaml``, count as
+  known); ``unknown``: how many are not (at most 3);
 - ``trap``: a word of the guide in an everyday sense (« le noyau Linux », « un pilote de
   ligne », « un thread Twitter »; ``assistant/data/traps.yaml``);
 - ``english``: the question is in English (its words are matched through the bridge).
@@ -44,7 +45,6 @@ from ingest.analyzer import english_term, normalise, terms
 from ingest.anchors import fold
 
 MODEL_FILE = Path(__file__).parent / "data" / "refusal.yaml"
-THRESHOLD_FILE = MODEL_FILE      # older name
 _TRAPS_FILE = Path(__file__).parent / "data" / "traps.yaml"
 _GENERAL_FILE = Path(__file__).parent / "data" / "general_words.yaml"
 FEATURES = ("dense", "bm25", "agree", "known", "unknown", "trap", "english")
