@@ -7,26 +7,37 @@ points, each quoted verbatim and numbered with the section it comes from; it end
 answer is only as good as the sentences the guide states plainly.
 
 Sentences are scored by the share of the question's terms they contain (a term matches
-its longer or shorter forms, « coalescence » and « coalescé »), each term weighted by its
-rarity among the candidate sentences, plus a little for a section whose heading names the
-question's terms, then by what the question asks (``assistant.intent``):
+its longer or shorter forms, « coalescence » and « coalescé », « tcgen05 » and
+« tcgen05.mma »), each term weighted by its rarity among the candidate sentences, twice for
+a term the question writes as a name (cuRAND, `torch.compile`, Blelloch), plus a little for
+a section whose heading names the question's terms, then by what the question asks
+(``assistant.intent``):
 
 - « pourquoi » / "why", and symptoms (« mon noyau ne fait rien ») → a sentence that gives
   a cause (« parce que », « car », « sinon », « ce qui » …);
-- « combien » / "how much/many" → a sentence with a figure; rows of Markdown tables are
-  candidates too (for comparisons as well), quoted with their header row;
+- « combien » / "how much/many" → a sentence with a figure, the limit for « au maximum »
+  (« jusqu'à », « au plus »); rows of Markdown tables are candidates too (for comparisons
+  as well), quoted with their header row, the row whose first cell holds the question's
+  number before one that holds it elsewhere;
 - « comment » / "how" → the steps of a numbered list; with « code », « exemple »,
   « montre » / "show", the section's code block follows the lead;
-- « qu'est-ce que » / "what is" → the sentence that defines the subject;
-- « différence », "vs" → a sentence that contrasts (« alors que », « contrairement à »).
+- « qu'est-ce que », « à quoi sert », « qu'appelle-t-on » / "what is" → the sentence that
+  defines the subject (« X est … », « X (…) se produit quand … »); the asking words are not
+  matched (« qu'appelle-t-on » is no reason to quote « appeler »);
+- « différence », "vs" → a sentence that contrasts (« alors que », « contrairement à »);
+- two sides or two questions in one (« X vs Y », « combien de banques … et quand y a-t-il
+  conflit ? ») → a sentence that speaks of both; when the lead speaks of one side and the
+  next sentence of its paragraph of the other, both make the lead.
 
 Never a lead: a sentence that announces the chapter (« Ce chapitre explique … »), one that
-announces a list it does not give (« … se repère par trois signaux. »: merged with the
-sentences that give them when they follow in the same paragraph, skipped otherwise) or
-points at what follows (« Le tableau suivant … »), a
-fragment (« (2020) formule … », a list item ending in « ; »). Never quoted: the
-``## Sources`` sections (bibliography) and sentences with unbalanced ``**``. ``shown`` is
-the previous answer of the conversation: its sentences are not repeated.
+announces a list it does not give (« … se repère par trois signaux. », « … parce que trois
+conditions se sont réunies. »: merged with the sentences that give them when they follow
+in the same paragraph, skipped otherwise) or points at what follows (« Le tableau
+suivant … »), a fragment (« (2020) formule … », a list item ending in « ; »). A sentence
+that needs the one before it (« Il a aussi rendu faux … », « Ces papiers sont … »,
+« D'abord, … », « … applique ces règles ») scores less. Never quoted: the ``## Sources``
+sections (bibliography) and sentences with unbalanced ``**``. ``shown`` is the previous
+answer of the conversation: its sentences are not repeated.
 Limits: lexical matching only, so a question worded far from the guide gets the opening
 sentences of the best sections rather than the best sentence.
 """
@@ -42,7 +53,7 @@ from ingest.anchors import fold
 from ingest.sentences import sentences
 from assistant.answer_records import Citation, Quote
 from assistant.blocks import section_blocks
-from assistant.intent import question_intent
+from assistant.intent import Intent, question_intent
 
 # Measured on the 145 in-scope eval questions, 69 chapters (gold chapter cited):
 # reading 4 sections gives 0.966, 3 give 0.959, 5 no more (0.966) for longer answers;
@@ -66,6 +77,7 @@ _INTENT_BONUS = 0.15   # a sentence of the asked kind (cause, figure, step) over
 _COUNT_BONUS = 0.3     # « combien de SM » and a sentence that writes « 132 SM »: the figure asked for;
 # 0.15 and 0.3 give the same 150 dev leads, and 0.3 outweighs one rank of retrieval (0.85)
 _ROW_WEIGHT = 0.85     # a table row against a sentence that matches as well: the sentence reads better
+_OTHER_CELL_PENALTY = 0.7
 _MAX_ROWS = 2          # table rows in one answer
 _MAX_MERGED = 4        # « … par trois signaux. » + at most this many sentences that give them
 
@@ -73,7 +85,7 @@ _COPULA = re.compile(r"\b(est|sont|désigne|désignent|signifie|consiste|is|are)
 _DEFINITION_HEAD_WORDS = 6
 _DEFINITION_BONUS = 0.5
 _DEFINES_LOOSELY = re.compile(r"\b(est dite?s?|sont dite?s?|s'appelle|appelle|désigne|on parle de|veut dire|"
-                              r"signifie|consiste)\b")
+                              r"signifie|consiste|se produit (?:quand|lorsqu)|sert à|servent à|permet de|permettent de)\b")
 # « Ce chapitre montre ce que coûte la divergence … » announces an answer, it is not one
 _META = re.compile(r"^(?:Dans |En )?(?:Ce|Cette|Ces|Le|La|Les) (?:chapitre|section|partie|page|chapitres|sections|"
                    r"parties)\b|^(?:Nous|On) (?:allons|verrons|va|verra)\b")
@@ -82,6 +94,29 @@ _COUNT = re.compile(r"\b(deux|trois|quatre|cinq|six|sept|huit|plusieurs|quelques
                     r"(\w+s|\w+x)\b", re.I)
 _COUNT_WORDS = {"deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "six": 6, "sept": 7, "huit": 8}
 _ANNOUNCER_WORDS = 18
+# « L'idée revient en 2025 parce que trois conditions se sont réunies. »: a count in the middle
+# announces too when it counts things a list gives (not « 32 banques de 4 octets »), with an
+# indefinite article (« les deux manières » names things already said)
+_ANNOUNCED_MID = re.compile(r"(?<!\bles )(?<!\bdes )(?<!\bces )(?<!\bses )(?<!\bleurs )\b(deux|trois|quatre|cinq|six|sept|"
+                            r"huit|plusieurs|quelques)\s+(?:\w+\s+)?(conditions|raisons|causes|signaux|étapes|règles|"
+                            r"façons|manières|techniques|précautions|ingrédients|familles|niveaux|phases|types|options|"
+                            r"questions|critères|leviers|principes|idées|problèmes|coûts|limites|approches|"
+                            r"stratégies|choses|obstacles|conséquences|changements|leçons|erreurs|pièges|méthodes|"
+                            r"solutions|usages|ancêtres|objectifs|rôles|choix|ingrédients|mécanismes|sources d'erreur)\b",
+                            re.I)
+# a lead must stand on its own: « Il a aussi rendu faux … », « Ces papiers sont derrière … »,
+# « D'abord, les références bougent » need the sentence before them
+_ANAPHOR_START = re.compile(r"^(?:\*\*[^*]+\*\*\s*)?(?:Il|Elle|Ils|Elles|On y|Celui-ci|Celle-ci|Ceux-ci|Celles-ci|"
+                            r"Cela|Ceci|Ça|C'est|Ce n'est|Là|Ici|D'abord|Ensuite|Enfin|Puis|Mais|Pourtant|Or|"
+                            r"Inversement|En revanche|De plus|En outre|De même|Autrement dit|Dans ce cas|"
+                            r"(?:Dans|Sur|Avec|Pour|À|En|Par) (?:ce|cet|cette|ces) \w+|Dans les deux cas|(?:Le|La) (?:premier|première|second|seconde|deuxième|troisième|"
+                            r"dernier|dernière)|L'autre|Les deux|Tous deux|Toutes deux|Deux autres|Cette|Ces|Cet|"
+                            r"Ce (?!qui|que|qu'|dont)\w+)\b")
+_DEMONSTRATIVE = re.compile(r"\b(?:ces|cette|cet)\s+\w+|\bce (?!qui|que|qu'|dont|sont|soit|n'|faisant|sera|serait)\w+",
+                            re.I)
+_ANAPHOR_PENALTY = 0.6
+_DEMONSTRATIVE_WORDS = 6   # « … applique ces règles pour vous »; later, « cette puce » names what the sentence said
+_DEMONSTRATIVE_PENALTY = 0.85
 # « Le tableau suivant donne les chiffres … »: it points at what follows, it says nothing itself
 _POINTS_AHEAD = re.compile(r"\b(?:suivante?s?|ci-dessous|ci-après|below|following)\b", re.I)
 _CITATION_LIKE = re.compile(r"\bet al\.|\barXiv\b|\bISBN\b|\bdoi\.org\b")
@@ -99,6 +134,11 @@ _CONTRAST = re.compile(r"\b(alors que|tandis que|contrairement|à la différence
 _FIGURE = re.compile(r"\b(?:deux|trois|quatre|cinq|six|sept|huit|neuf|dix|douze|seize|vingt|trente|cent)\s+\w+|\d[\d\u202f\u00a0 ,.]*\s?(%|×|x\b|fois|[kKMGTP]?i?[oB]\b|[KMGT]o/s|[KMGT]B/s|octets?|bytes?|"
                      r"(?:[TGM])?FLOP|threads?|registres|cycles|bits?|ns|µs|us|ms|s\b|GHz|MHz|W\b|Go|Mo|Ko|"
                      r"Kio|Mio|Gio|To|blocs?|warps?|SM|éléments|jetons|tokens)")
+# « combien au maximum » wants the limit, not a good starting value
+_BOUND = re.compile(r"\b(jusqu'à|au plus|au maximum|maximum|maximale?s?|au-delà|limite|plafonne|at most|up to)\b", re.I)
+_BOUND_BONUS = 0.15
+_PARTS_BONUS = 0.2     # a sentence that speaks of both sides of « X vs Y » or both halves of a question
+_NAMED_WEIGHT = 2.0    # cuRAND, torch.compile: a sentence without the name is about something else
 _STEP = re.compile(r"\b(d'abord|ensuite|puis|enfin|étape|first|then|finally)\b", re.I)
 
 
@@ -135,15 +175,18 @@ class _Candidate:
 
 def _announced(s: str) -> int:
     """How many things ``s`` announces (« … se repère par trois signaux. »), 0 when none."""
-    if len(s.split()) > _ANNOUNCER_WORDS or ":" in s:
+    if ":" in s:
         return 0
     m = _COUNT.search(s)
-    if m is None:
+    if len(s.split()) > _ANNOUNCER_WORDS and not (m and len(s[m.end():].strip(" .").split()) == 0):
+        return 0          # long, unless it ends on the count: « … font des choix opposés sur trois points. »
+    mid = _ANNOUNCED_MID.search(s)
+    if m is None and mid is None:
         return 0
-    at_start = m.start() <= 3
-    at_end = len(s[m.end():].strip(" .").split()) <= 1
-    if not (at_start or at_end):
-        return 0
+    if m is None or not (m.start() <= 3 or len(s[m.end():].strip(" .").split()) <= 1):
+        if mid is None or "," in s[mid.end():] or " et " in s[mid.end():]:
+            return 0      # the count is mid-sentence and not a list's, or the sentence gives the list
+        m = mid
     return _COUNT_WORDS.get(m.group(1).lower(), int(m.group(1)) if m.group(1).isdigit() else _MAX_MERGED + 1)
 
 
@@ -201,6 +244,8 @@ def _same_term(s: str, t: str) -> bool:
     if s == t:
         return True
     short, long_ = (s, t) if len(s) <= len(t) else (t, s)
+    if long_.startswith(short + ".") and len(short) >= 4:
+        return True        # « tcgen05 » and « tcgen05.mma », « torch » is too short to count
     return (len(short) >= _PREFIX and len(long_) - len(short) <= _PREFIX_SLACK and long_.startswith(short)
             and long_.isalpha())
 
@@ -221,10 +266,11 @@ def _defines(c: _Candidate, subject: set[str]) -> bool:
     """« Un megakernel est un seul noyau … », « **Warp** : un warp est … »: before the
     first copula, the subject's terms and nothing else (« le mot megakernel est » is no
     definition, « la mémoire partagée distribuée est » defines something else)."""
-    m = _COPULA.search(c.text)
-    if m is None or len(c.text[:m.start()].split()) > _DEFINITION_HEAD_WORDS:
+    text = re.sub(r"\s*\([^)]*\)", "", c.text)    # « La LDS (Local Data Share) est … »
+    m = _COPULA.search(text)
+    if m is None or len(text[:m.start()].split()) > _DEFINITION_HEAD_WORDS:
         return False
-    return set(terms(c.text[:m.start()])) == subject
+    return set(terms(text[:m.start()])) == subject
 
 
 def _defines_loosely(c: _Candidate, subject: set[str]) -> bool:
@@ -243,12 +289,15 @@ def _counts(text: str, counted: str) -> bool:
     return False
 
 
-def _score(cands: list[_Candidate], hits: Sequence, question_terms: set[str], subject: set[str],
-           intent: str, shown: str, counted: str = "") -> None:
+def _score(cands: list[_Candidate], hits: Sequence, question_terms: set[str], asked: Intent,
+           shown: str) -> None:
+    intent, subject, counted = asked.kind, set(asked.subject), asked.counted
     n = len(cands)
+    numbers = {t for t in question_terms if t.isdigit()}
     _matcher(question_terms, cands)
     df = {t: sum(t in c.keys for c in cands) for t in question_terms}
-    weight = {t: math.log(1 + n / (1 + d)) for t, d in df.items() if d > 0}
+    weight = {t: math.log(1 + n / (1 + d)) * (_NAMED_WEIGHT if t in asked.named else 1.0)
+              for t, d in df.items() if d > 0}
     total = sum(weight.values())
     heading = []
     for hit in hits:
@@ -273,12 +322,25 @@ def _score(cands: list[_Candidate], hits: Sequence, question_terms: set[str], su
                 base += _DEFINITION_BONUS
             elif intent == "what" and _defines_loosely(c, subject):
                 base += _DEFINITION_BONUS * 0.6
+            if asked.bound and _BOUND.search(c.text):
+                base += _BOUND_BONUS
+            if asked.parts:
+                covered = sum(_covers(c, part) for part in asked.parts)
+                base += _PARTS_BONUS * (covered - 1) / (len(asked.parts) - 1) if covered else 0.0
         if _META.match(c.text):
             base *= _META_PENALTY
+        if _ANAPHOR_START.match(c.text):
+            base *= _ANAPHOR_PENALTY
+        elif _DEMONSTRATIVE.search(" ".join(c.text.split()[:_DEMONSTRATIVE_WORDS])):
+            base *= _DEMONSTRATIVE_PENALTY
         if len(c.text.split()) > _LONG_WORDS:
             base *= _LONG_PENALTY
         if c.header:
             base *= _ROW_WEIGHT
+            if numbers:     # « un pas de 8 mots » is the row whose first cell says 8, not one with 8 elsewhere
+                cells = [set(re.findall(r"\d+", x)) for x in c.text.strip("|").split("|")]
+                if cells and not numbers & cells[0] and any(numbers & x for x in cells[1:]):
+                    base *= _OTHER_CELL_PENALTY
         if shown and normalise_space(c.text) in shown:
             c.lead_ok = c.point_ok = False     # said in the previous answer: say something new
         c.score = base * _RANK_WEIGHT[min(c.rank, len(_RANK_WEIGHT) - 1)]
@@ -317,6 +379,31 @@ def _select(cands: list[_Candidate]) -> list[_Candidate]:
     return [lead] + points
 
 
+def _covers(c: _Candidate, part: str) -> bool:
+    """Whether ``c`` speaks of this part of the question: it holds the part's key term
+    (« ligne » in « d'une ligne de cache sur GPU », not « GPU »)."""
+    return part in c.keys
+
+
+def _completed(lead: _Candidate, cands: list[_Candidate], hits: Sequence, asked: Intent) -> _Candidate:
+    """The lead and the sentence right after it, when the question has two parts (« combien de
+    banques … et quand y a-t-il conflit ? »), the lead speaks of one and the next sentence of
+    the same paragraph of the other: both are one answer."""
+    if not asked.parts or lead.header or len(lead.text.split()) > _LONG_WORDS:
+        return lead
+    missing = [p for p in asked.parts if not _covers(lead, p)]
+    if not missing or len(missing) == len(asked.parts):
+        return lead
+    nxt = next((c for c in cands if c.rank == lead.rank and c.position == lead.position + 1 and not c.header), None)
+    if nxt is None or not nxt.point_ok or not any(_covers(nxt, p) for p in missing):
+        return lead
+    if not _followed_by(normalise_space(hits[lead.rank].text), lead.text, [nxt.text]):
+        return lead
+    merged = _Candidate(lead.rank, lead.position, f"{lead.text} {nxt.text}", lead.stems | nxt.stems)
+    merged.score, merged.keys = lead.score, lead.keys | nxt.keys
+    return merged
+
+
 def _code_block(hits: Sequence, cands: list[_Candidate]) -> tuple[int, str] | None:
     """The code block of the best-scoring section that has one (its best sentence decides)."""
     best: dict[int, float] = {}
@@ -347,10 +434,12 @@ def compose(question: str, hits: Sequence, shown: str = "") -> Composition:
     cands = [c for rank, hit in enumerate(hits) for c in _section_candidates(rank, hit, intent, seen)]
     if not cands:
         return Composition((), (), (), ())
-    _score(cands, hits, set(terms(question)), set(asked.subject), intent, normalise_space(shown), asked.counted)
+    _score(cands, hits, set(terms(question)) - asked.frame, asked, normalise_space(shown))
     chosen = _select(cands)
     if not chosen:
         return Composition((), (), (), ())
+    chosen[0] = _completed(chosen[0], cands, hits, asked)
+    chosen = [chosen[0]] + [c for c in chosen[1:] if c.text not in chosen[0].text]
     code = _code_block(hits, cands) if asked.code else None
 
     citations: list[Citation] = []

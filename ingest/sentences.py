@@ -17,7 +17,9 @@ _SKIP_LINE = ("|", "#", "<!--", "![", "<", "$$")
 # A sentence ends at . ! ? … followed by a space and a capital, a digit, a quote or
 # Markdown markup; abbreviations below do not end one.
 _SPLIT = re.compile(r"(?<=[.!?…])\s+(?=[A-ZÀ-ÖØ-Þ0-9«\"“(\[`*_])")
-_ABBREV = ("p. ex.", "ex.", "cf.", "etc.", "env.", "fig.", "e.g.", "i.e.", "vs.", "av.", "réf.", "M.", "éd.")
+_ABBREV = ("p. ex.", "ex.", "cf.", "etc.", "env.", "fig.", "e.g.", "i.e.", "vs.", "av.", "réf.", "M.", "éd.", "et al.")
+# whole words only: « 132 SM. » or « la HBM. » end a sentence, « M. Dupont » does not
+_ENDS_WITH_ABBREV = re.compile(r"(?:^|[\s(])(?:" + "|".join(re.escape(a) for a in _ABBREV) + r")$")
 _MIN_WORDS, _MAX_WORDS = 5, 80
 
 
@@ -59,7 +61,7 @@ def _split(unit: str) -> list[str]:
     parts = _SPLIT.split(unit)
     out: list[str] = []
     for part in parts:
-        if out and (out[-1].endswith(_ABBREV) or out[-1].count("`") % 2 == 1
+        if out and (_ENDS_WITH_ABBREV.search(out[-1]) or out[-1].count("`") % 2 == 1
                     or out[-1].count("«") > out[-1].count("»") or out[-1].count("(") > out[-1].count(")")):
             out[-1] = f"{out[-1]} {part}"
         else:

@@ -175,3 +175,43 @@ def test_how_many_leads_with_the_sentence_that_counts_it():
         ("Mémoire", "Le H100 offre jusqu'à 228 Ko de mémoire partagée par SM, et 227 Ko au plus par bloc."),
         ("Organisation", "Le H100 SXM compte 8 GPC pour 132 SM, le reste de la puce étant désactivé.")))
     assert "132 SM" in comp.quotes[0].text
+
+
+def test_a_count_announced_mid_sentence_is_given_or_skipped():
+    comp = compose("Pourquoi l'idée du megakernel revient-elle en 2025 ?", _hits(
+        ("Retour", "L'idée du megakernel revient en 2025 parce que trois conditions se sont réunies.\n\n"
+                   "- Les noyaux de décodage sont très courts.\n- Les modèles sont servis à petit lot."),
+        ("Cause", "Le megakernel revient en 2025 parce que le décodage à petit lot est dominé par les "
+                  "frontières entre noyaux.")))
+    assert "trois conditions" not in comp.quotes[0].text
+    assert comp.quotes[0].text.startswith("Le megakernel revient en 2025 parce que")
+
+
+def test_a_sentence_that_needs_the_one_before_does_not_lead():
+    comp = compose("Que fait triton.testing.do_bench ?", _hits(
+        ("Mesurer", "`triton.testing.do_bench` applique ces règles pour vous sans effort. "
+                    "`triton.testing.do_bench` chauffe le noyau, vide le cache L2 et rend la médiane des temps "
+                    "mesurés par des événements CUDA.")))
+    assert comp.quotes[0].text.startswith("`triton.testing.do_bench` chauffe le noyau")
+
+
+def test_a_definition_is_found_past_a_parenthesis_and_a_placing_phrase():
+    comp = compose("Que veut dire LDS dans le vocabulaire AMD ?", _hits(
+        ("Portage", "Sur AMD, la LDS est plus petite : 64 Ko par CU sur MI300X."),
+        ("Mémoire", "La LDS (Local Data Share) est la mémoire partagée d'AMD, avec le même rôle que `__shared__`.")))
+    assert comp.quotes[0].text.startswith("La LDS (Local Data Share) est")
+
+
+def test_a_two_part_question_gets_both_parts_in_the_lead():
+    text = ("La mémoire partagée compte 32 banques de 4 octets sur les GPU NVIDIA récents. "
+            "Un conflit survient quand deux threads d'un warp lisent deux mots différents d'une même banque.")
+    comp = compose("Combien de banques compte la mémoire partagée et quand y a-t-il conflit ?",
+                   _hits(("Banques", text)))
+    assert comp.quotes[0].text == text and is_verbatim(comp.quotes[0].text, text)
+
+
+def test_a_table_row_is_chosen_by_its_first_cell():
+    table = ("Le degré du conflit selon le pas.\n\n| pas (mots) | banques distinctes | degré |\n| --- | --- | --- |\n"
+             "| 2 | 16 | 2 voies |\n| 4 | 8 | 4 voies |\n| 8 | 4 | 8 voies |\n")
+    comp = compose("un accès à pas de 8 mots, ça fait un conflit de combien de voies ?", _hits(("Pas", table)))
+    assert comp.quotes[0].text == "| 8 | 4 | 8 voies |"

@@ -50,3 +50,23 @@ def test_section_blocks():
 def test_support_reads_words_and_figures(claim, ok):
     passage = "Le H100 SXM a 80 Go de HBM3 ; sa bande passante HBM est de 3,35 To/s."
     assert support(claim, [passage]).ok is ok
+
+
+@pytest.mark.parametrize("question, subject, parts", [
+    ("Qu'est-ce qu'une rupture de graphe dans torch.compile ?", {"ruptur", "graph"}, ()),
+    ("À quoi sert la mémoire constante ?", {"memoir", "const"}, ()),
+    ("Quelle différence entre mma.sync, wgmma et tcgen05 ?", set(), ("mma.sync", "wgmma", "tcgen05")),
+    ("taille d'un secteur et d'une ligne de cache sur GPU ?", set(), ("secteur", "lign")),
+    ("Combien de banques compte la mémoire partagée et quand y a-t-il conflit ?", set(), ("banqu", "confl")),
+])
+def test_subject_head_and_parts(question, subject, parts):
+    intent = question_intent(question)
+    assert set(intent.subject) == subject and intent.parts == parts
+
+
+def test_names_and_asking_words():
+    intent = question_intent("how do I give each thread its own random stream with cuRAND?")
+    assert intent.named == {"curand"}
+    assert "blelloch" in question_intent("Comment fonctionne un scan parallèle de Blelloch ?").named
+    assert question_intent("Qu'appelle-t-on exactement un megakernel ?").frame == {"appel"}
+    assert question_intent("Combien de threads au maximum dans un bloc ?").bound

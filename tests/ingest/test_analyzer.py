@@ -67,3 +67,10 @@ def test_bm25_saves_and_loads_and_refuses_another_analyser(tmp_path):
     meta.write_text(meta.read_text().replace(f'"analyzer": "{ANALYZER_VERSION}"', '"analyzer": "0"'))
     assert BM25Index.load(tmp_path / "bm25") is None          # rebuilt from the passages instead
     assert BM25Index.load(tmp_path / "absent") is None
+
+
+def test_sentences_end_after_an_acronym_and_not_after_et_al():
+    text = ("Le H100 SXM compte 132 SM. Chaque SM a quatre partitions de calcul. "
+            "Dao et al. (2022) ont publié la première version du noyau.")
+    assert sentences(text) == ["Le H100 SXM compte 132 SM.", "Chaque SM a quatre partitions de calcul.",
+                               "Dao et al. (2022) ont publié la première version du noyau."]
