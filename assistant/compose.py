@@ -74,6 +74,9 @@ _NEAR_DUPLICATE = 0.65  # share of the smaller sentence's terms; on the dev answ
 # pairs above 0.65 repeat each other, 6 of the 30 between 0.5 and 0.65 (Jaccard 0.6 caught none)
 _MAX_FURTHER = 5
 _INTENT_BONUS = 0.15   # a sentence of the asked kind (cause, figure, step) over a plain match
+_NUMBER_WORDS = {"deux", "trois", "quatre", "cinq", "six", "sept", "huit", "neuf", "dix", "onze", "douze", "seize",
+                 "vingt", "trente", "quarante", "cinquante", "soixante", "cent", "mille"}
+_KIND_SHARE = 0.7      # a lead of the asked kind within this share of the best one is preferred
 _COUNT_BONUS = 0.3     # « combien de SM » and a sentence that writes « 132 SM »: the figure asked for;
 # 0.15 and 0.3 give the same 150 dev leads, and 0.3 outweighs one rank of retrieval (0.85)
 _ROW_WEIGHT = 0.85     # a table row against a sentence that matches as well: the sentence reads better
@@ -81,7 +84,9 @@ _OTHER_CELL_PENALTY = 0.7
 _MAX_ROWS = 2          # table rows in one answer
 _MAX_MERGED = 4        # « … par trois signaux. » + at most this many sentences that give them
 
-_COPULA = re.compile(r"\b(est|sont|désigne|désignent|signifie|consiste|is|are)\b")
+# « X est un … » defines; « X est devenu la norme », « X est utilisé par … » does not
+_COPULA = re.compile(r"\b(?:(?:est|sont)(?! (?:devenue?s?|restée?s?|apparue?s?|venue?s?|revenue?s?|né|nés|\w+ée?s?)\b)"
+                     r"|désigne|désignent|signifie|consiste|is|are)\b")
 _DEFINITION_HEAD_WORDS = 6
 _DEFINITION_BONUS = 0.5
 _DEFINES_LOOSELY = re.compile(r"\b(est dite?s?|sont dite?s?|s'appelle|appelle|désigne|on parle de|veut dire|"
@@ -112,7 +117,7 @@ _ANAPHOR_START = re.compile(r"^(?:\*\*[^*]+\*\*\s*)?(?:Il|Elle|Ils|Elles|On y|Ce
                             r"(?:Dans|Sur|Avec|Pour|À|En|Par) (?:ce|cet|cette|ces) \w+|Dans les deux cas|(?:Le|La) (?:premier|première|second|seconde|deuxième|troisième|"
                             r"dernier|dernière)|L'autre|Les deux|Tous deux|Toutes deux|Deux autres|Cette|Ces|Cet|"
                             r"Ce (?!qui|que|qu'|dont)\w+)\b")
-_DEMONSTRATIVE = re.compile(r"\b(?:ces|cette|cet)\s+\w+|\bce (?!qui|que|qu'|dont|sont|soit|n'|faisant|sera|serait)\w+",
+_DEMONSTRATIVE = re.compile(r"\b(?:ces|cette|cet)\s+\w+|\bdonc\b|\bce (?!qui|que|qu'|dont|sont|soit|n'|faisant|sera|serait)\w+",
                             re.I)
 _ANAPHOR_PENALTY = 0.6
 _DEMONSTRATIVE_WORDS = 6   # « … applique ces règles pour vous »; later, « cette puce » names what the sentence said
@@ -169,6 +174,7 @@ class _Candidate:
     contrast: bool = False
     figure: bool = False
     step: bool = False
+    asked_kind: bool = False       # gives what a « pourquoi » or « combien » asks: a cause, a figure
     score: float = 0.0
     keys: set = field(default_factory=set)
 
@@ -281,10 +287,10 @@ def _defines_loosely(c: _Candidate, subject: set[str]) -> bool:
 
 
 def _counts(text: str, counted: str) -> bool:
-    """Whether ``text`` writes a number right before what is counted (« 132 SM », « 32 banques »)."""
+    """Whether ``text`` writes a number right before what is counted (« 132 SM », « sept types »)."""
     ws = re.findall(r"[\w.,]+", text)
     for i, w in enumerate(ws):
-        if w[0].isdigit() and any(_same_term(t, counted) for t in terms(" ".join(ws[i + 1:i + 3]))):
+        if (w[0].isdigit() or w.lower() in _NUMBER_WORDS) and any(_same_term(t, counted) for t in terms(" ".join(ws[i + 1:i + 3]))):
             return True
     return False
 
@@ -316,6 +322,7 @@ def _score(cands: list[_Candidate], hits: Sequence, question_terms: set[str], as
             if (intent == "why" and c.cause or intent == "howmuch" and c.figure or intent == "how" and c.step
                     or intent == "compare" and c.contrast):
                 base += _INTENT_BONUS
+                c.asked_kind = intent in ("why", "howmuch")
             if counted and intent == "howmuch" and _counts(c.text, counted):
                 base += _COUNT_BONUS
             if subject and _defines(c, subject):
@@ -360,6 +367,8 @@ def _select(cands: list[_Candidate]) -> list[_Candidate]:
     if not leads:
         return []
     lead = leads[0]
+    if not lead.asked_kind:        # « pourquoi » wants a cause, « combien » a figure, if one scores near the best
+        lead = next((c for c in leads if c.asked_kind and c.score >= _KIND_SHARE * lead.score), lead)
     chosen = [lead]
     per_section = {lead.rank: 1}
     rows = 1 if lead.header else 0

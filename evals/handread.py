@@ -1,8 +1,10 @@
 """Draw the sample of test questions that a person reads by hand, and print their answers.
 
-    python -m evals.handread [--n 40] [--seed 20261201] [--out FILE.json]
+    python -m evals.handread [--n 40] [--seed 20261201] [--split test|dev] [--out FILE.json]
 
-Draws ``n`` questions at random (fixed seed) from ``evals/data/answers_inscope_test.yaml``,
+Draws ``n`` questions at random (fixed seed) from ``evals/data/answers_inscope_test.yaml``
+(``--split dev``: from ``answers_inscope_dev.yaml`` and ``answers_inscope.yaml``, the sets
+the composer is tuned on),
 runs each through the public entry ``assistant.answer.answer`` (composed generator, the
 configured index) and writes question, kind, lead, points and cited chapters as JSON. The
 verdicts (does the lead answer the question?) are a reader's, written beside them in
@@ -28,9 +30,14 @@ def _clean(item: dict) -> dict:
     return item
 
 
-def sample(n: int, seed: int) -> list[dict]:
-    data = yaml.safe_load((HERE / "data" / "answers_inscope_test.yaml").read_text(encoding="utf-8"))
-    items = [_clean(dict(d)) for d in data["questions"]]
+_SPLITS = {"test": ("answers_inscope_test.yaml",), "dev": ("answers_inscope_dev.yaml", "answers_inscope.yaml")}
+
+
+def sample(n: int, seed: int, split: str = "test") -> list[dict]:
+    items = []
+    for name in _SPLITS[split]:
+        data = yaml.safe_load((HERE / "data" / name).read_text(encoding="utf-8"))
+        items += [_clean(dict(d)) for d in data["questions"]]
     return random.Random(seed).sample(items, n)
 
 
@@ -38,10 +45,11 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=40)
     parser.add_argument("--seed", type=int, default=20261201)
+    parser.add_argument("--split", choices=sorted(_SPLITS), default="test")
     parser.add_argument("--out", default="handread.json")
     args = parser.parse_args(argv)
     rows = []
-    for item in sample(args.n, args.seed):
+    for item in sample(args.n, args.seed, args.split):
         final = list(answer(item["q"], None, "composed"))[-1]
         rows.append({"q": item["q"], "kind": item.get("kind"), "lang": item.get("lang", "fr"),
                      "gold": item.get("gold", []), "answer_kind": final.kind, "decision": final.decision,
