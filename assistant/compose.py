@@ -15,6 +15,7 @@ a section whose heading names the question's terms, then by what the question as
 
 - « pourquoi » / "why", and symptoms (« mon noyau ne fait rien ») → a sentence that gives
   a cause (« parce que », « car », « sinon », « ce qui » …);
+- « en quelle année » / "what year" → a sentence with a year;
 - « combien » / "how much/many" → a sentence with a figure, the limit for « au maximum »
   (« jusqu'à », « au plus »); rows of Markdown tables are candidates too (for comparisons
   as well), quoted with their header row, the row whose first cell holds the question's
@@ -25,6 +26,8 @@ a section whose heading names the question's terms, then by what the question as
   defines the subject (« X est … », « X (…) se produit quand … »); the asking words are not
   matched (« qu'appelle-t-on » is no reason to quote « appeler »);
 - « différence », "vs" → a sentence that contrasts (« alors que », « contrairement à »);
+- for « pourquoi », « combien » and « en quelle année », a sentence of the asked kind leads
+  when it scores at least 70 % of the best one;
 - two sides or two questions in one (« X vs Y », « combien de banques … et quand y a-t-il
   conflit ? ») → a sentence that speaks of both; when the lead speaks of one side and the
   next sentence of its paragraph of the other, both make the lead.
@@ -144,6 +147,7 @@ _BOUND = re.compile(r"\b(jusqu'à|au plus|au maximum|maximum|maximale?s?|au-del�
 _BOUND_BONUS = 0.15
 _PARTS_BONUS = 0.2     # a sentence that speaks of both sides of « X vs Y » or both halves of a question
 _NAMED_WEIGHT = 2.0    # cuRAND, torch.compile: a sentence without the name is about something else
+_YEAR = re.compile(r"\b(?:1[89]|20)\d\d\b")
 _STEP = re.compile(r"\b(d'abord|ensuite|puis|enfin|étape|first|then|finally)\b", re.I)
 
 
@@ -174,7 +178,7 @@ class _Candidate:
     contrast: bool = False
     figure: bool = False
     step: bool = False
-    asked_kind: bool = False       # gives what a « pourquoi » or « combien » asks: a cause, a figure
+    asked_kind: bool = False       # gives what « pourquoi », « combien », « en quelle année » ask
     score: float = 0.0
     keys: set = field(default_factory=set)
 
@@ -320,9 +324,9 @@ def _score(cands: list[_Candidate], hits: Sequence, question_terms: set[str], as
             base += _FIRST_SENTENCE_BONUS
         if base > 0:
             if (intent == "why" and c.cause or intent == "howmuch" and c.figure or intent == "how" and c.step
-                    or intent == "compare" and c.contrast):
+                    or intent == "compare" and c.contrast or intent == "when" and _YEAR.search(c.text)):
                 base += _INTENT_BONUS
-                c.asked_kind = intent in ("why", "howmuch")
+                c.asked_kind = intent in ("why", "howmuch", "when")
             if counted and intent == "howmuch" and _counts(c.text, counted):
                 base += _COUNT_BONUS
             if subject and _defines(c, subject):

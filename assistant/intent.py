@@ -2,7 +2,7 @@
 
 ``question_intent(question)`` returns an ``Intent``: ``kind`` is "why" (« pourquoi »,
 "why", and symptoms such as « mon noyau ne fait rien »), "howmuch" (« combien », "how
-many", « quelle taille »), "compare" (« différence », "vs"), "how" (« comment », "how do
+many", « quelle taille »), "when" (« en quelle année », "what year"), "compare" (« différence », "vs"), "how" (« comment », "how do
 I"), "what" (« qu'est-ce que », « c'est quoi », « à quoi sert », "what is") or "" when none applies;
 ``code`` is true when it asks for code (« code », « exemple », « montre », "show");
 ``subject`` holds the terms of X in « qu'est-ce que X ? » (its head: « une rupture de graphe
@@ -28,6 +28,9 @@ _DEFINITION = re.compile(r"^((?:qu'est[- ]ce qu(?:e |')|c'est quoi |c quoi |c ko
                          r"que (?:veut dire|signifie|désigne) |que sont |qu'appelle-t-on (?:exactement )?|"
                          r"définition d(?:e |'|u |es )|à quoi ser(?:t|vent) (?:exactement )?|"
                          r"what(?: is|'s| are) (?:an? |the )?|what does |define ))(.+?)\s*\??$")
+# « en quelle année … ? » wants a date: « publié en 2007 »
+_WHEN = re.compile(r"\ben quelle année\b|\bde quand date\b|\bwhat year\b|\bwhen (?:was|were|did)\b|"
+                   r"\bdepuis quand\b|\bquand (?:est|a|ont|sont)\b.*\b(?:apparu|sorti|introduit|publié|créé|arrivé)")
 _WHY = re.compile(r"\bpourquoi\b|\bwhy\b|d'où vien|what causes|à cause de quoi|comment se fait|how come|"
                   r"\bcomes? from\b")
 _SYMPTOM = re.compile(r"\b(mon|ma|mes|my|j'ai|i get|i got)\b.*\b(rien|plante\w*|crash\w*|faux|fausses?|wrong|"
@@ -47,14 +50,14 @@ _COUNTED = re.compile(r"\b(?:combien (?:de |d'|d’)|how (?:many|much) )(?:la |l
 # the head of « qu'est-ce que X dans Y ? »: what is defined is X, Y only places it
 _SUBJECT_END = re.compile(r"\s(?:dans|en|sur|pour|avec|chez|in|on|for|with|within|et|and|,)\s.*$|\s*[,;:(].*$")
 # two-part questions: « X vs Y », « X, Y et Z », « … et comment … », "… and what …"
-_ASKING = (r"(?:comment|pourquoi|quand|combien|quel\w*|où|à quoi|ça|ca|c'est|what\w*|why|how|when|which|"
+_ASKING = (r"(?:comment|pourquoi|quand|combien|quel\w*|où|à quoi|ça|ca|c'est|qu'|que\b|what\w*|why|how|when|which|"
            r"where|is|are|do|does|can|should)\b")
 _SECOND_QUESTION = re.compile(r"\s+(?:et|and)\s+(?=" + _ASKING + r"|d'une?\b|de la\b|du\b|des\b)")
 _TAIL_QUESTION = re.compile(r"\s*[,:]\s*" + _ASKING + r".*$|\s+(?:qui|that)\s.*$")
 _SIDES = re.compile(r"\s+(?:vs\.?|versus|contre|ou bien|ou|or)\s+|\s*,\s*|\s+(?:et|and)\s+")
 # what a side names first is its key, past these (« la taille d'un secteur » → secteur)
 _GENERIC = frozenset(terms("taille tailles nombre nombres quantité valeur valeurs différence différences rôle "
-                           "size sizes number amount value role difference"))
+                           "année size sizes number amount value role difference year"))
 _BOUND = re.compile(r"\b(maximum|maximale?s?|max|au plus|at most|limite|limit|plafond|jusqu'où|upper bound)\b")
 # names: a capital after the first letter (cuRAND, MI300X, HGMMA), a digit with letters (H100,
 # sm_90), code marks (torch.compile, __syncthreads, `ptxas`)
@@ -67,7 +70,7 @@ _CODE = re.compile(r"\b(montre\w*|show|exemple|example|snippet|écris|écrire|wr
 
 @dataclass(frozen=True)
 class Intent:
-    kind: str                         # "why" | "howmuch" | "compare" | "how" | "what" | ""
+    kind: str                         # "why" | "howmuch" | "when" | "compare" | "how" | "what" | ""
     code: bool = False                # the question asks for code
     subject: frozenset = frozenset()  # terms of X in « qu'est-ce que X ? »
     counted: str = ""                 # the term of what « combien de X » counts
@@ -99,6 +102,8 @@ def question_intent(question: str) -> Intent:
     code = bool(_CODE.search(q))
     if _WHY.search(q) or _SYMPTOM.search(q):
         kind = "why"
+    elif _WHEN.search(q):
+        kind = "when"
     elif _HOWMUCH.search(q):
         kind = "howmuch"
     elif _COMPARE.search(q):

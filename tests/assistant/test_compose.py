@@ -215,3 +215,18 @@ def test_a_table_row_is_chosen_by_its_first_cell():
              "| 2 | 16 | 2 voies |\n| 4 | 8 | 4 voies |\n| 8 | 4 | 8 voies |\n")
     comp = compose("un accès à pas de 8 mots, ça fait un conflit de combien de voies ?", _hits(("Pas", table)))
     assert comp.quotes[0].text == "| 8 | 4 | 8 voies |"
+
+
+def test_why_prefers_a_cause_that_scores_near_the_best():
+    comp = compose("Pourquoi spécialiser des warps producteurs et consommateurs dans un noyau ?", _hits(
+        ("Spécialisation", "La spécialisation des warps donne à des warps producteurs et consommateurs d'un noyau "
+                           "des rôles différents. Les warps consommateurs calculent pendant que les producteurs "
+                           "chargent, si bien que la latence de la mémoire est cachée.")))
+    assert "si bien que" in comp.quotes[0].text
+
+
+def test_a_year_question_leads_with_a_year():
+    comp = compose("En quelle année CUDA est-il apparu ?", _hits(
+        ("Histoire", "CUDA a remplacé les shaders détournés du GPGPU par un vrai modèle de programmation. "
+                     "CUDA a été publié en 2007, avec le G80.")))
+    assert "2007" in comp.quotes[0].text

@@ -70,3 +70,8 @@ def test_names_and_asking_words():
     assert "blelloch" in question_intent("Comment fonctionne un scan parallèle de Blelloch ?").named
     assert question_intent("Qu'appelle-t-on exactement un megakernel ?").frame == {"appel"}
     assert question_intent("Combien de threads au maximum dans un bloc ?").bound
+
+
+def test_a_year_question():
+    intent = question_intent("En quelle année CUDA est-il apparu et qu'a-t-il changé par rapport au GPGPU ?")
+    assert intent.kind == "when" and intent.parts == ("cuda", "chang")
