@@ -220,7 +220,7 @@ def test_a_table_row_is_chosen_by_its_first_cell():
 def test_why_prefers_a_cause_that_scores_near_the_best():
     comp = compose("Pourquoi spécialiser des warps producteurs et consommateurs dans un noyau ?", _hits(
         ("Spécialisation", "La spécialisation des warps donne à des warps producteurs et consommateurs d'un noyau "
-                           "des rôles différents. Les warps consommateurs calculent pendant que les producteurs "
+                           "des rôles différents. Les warps consommateurs du noyau calculent pendant que les producteurs "
                            "chargent, si bien que la latence de la mémoire est cachée.")))
     assert "si bien que" in comp.quotes[0].text
 
