@@ -91,6 +91,7 @@ _MAX_MERGED = 4        # « … par trois signaux. » + at most this many senten
 _COPULA = re.compile(r"\b(?:(?:est|sont)(?! (?:devenue?s?|restée?s?|apparue?s?|venue?s?|revenue?s?|né|nés|\w+ée?s?)\b)"
                      r"|désigne|désignent|signifie|consiste|is|are)\b")
 _DEFINITION_HEAD_WORDS = 6
+_NEGATED = re.compile(r"(?:\bne|\bn')\s*$", re.I)
 _DEFINITION_BONUS = 0.5
 _DEFINES_LOOSELY = re.compile(r"\b(est dite?s?|sont dite?s?|s'appelle|appelle|désigne|on parle de|veut dire|"
                               r"signifie|consiste|se produit (?:quand|lorsqu)|sert à|servent à|permet de|permettent de)\b")
@@ -278,7 +279,7 @@ def _defines(c: _Candidate, subject: set[str]) -> bool:
     definition, « la mémoire partagée distribuée est » defines something else)."""
     text = re.sub(r"\s*\([^)]*\)", "", c.text)    # « La LDS (Local Data Share) est … »
     m = _COPULA.search(text)
-    if m is None or len(text[:m.start()].split()) > _DEFINITION_HEAD_WORDS:
+    if m is None or len(text[:m.start()].split()) > _DEFINITION_HEAD_WORDS or _NEGATED.search(text[:m.start()]):
         return False
     return set(terms(text[:m.start()])) == subject
 
@@ -287,7 +288,10 @@ def _defines_loosely(c: _Candidate, subject: set[str]) -> bool:
     """« Un accès est dit coalescé quand … »: a defining verb among the first words, and the
     subject's terms (or their longer forms) in the sentence."""
     head = " ".join(c.text.split()[:10])
-    return bool(_DEFINES_LOOSELY.search(head)) and bool(subject) and subject <= c.keys
+    m = _DEFINES_LOOSELY.search(head)
+    if m is None or _NEGATED.search(head[:m.start()]):
+        return False      # « Le mot megakernel ne désigne pas … » says what it is not
+    return bool(subject) and subject <= c.keys
 
 
 def _counts(text: str, counted: str) -> bool:

@@ -230,3 +230,10 @@ def test_a_year_question_leads_with_a_year():
         ("Histoire", "CUDA a remplacé les shaders détournés du GPGPU par un vrai modèle de programmation. "
                      "CUDA a été publié en 2007, avec le G80.")))
     assert "2007" in comp.quotes[0].text
+
+
+def test_a_negated_definition_does_not_lead():
+    comp = compose("définition d'un megakernel, précisément ?", _hits(
+        ("Le mot", "Le mot megakernel ne désigne pas un noyau simplement très long ou très gros."),
+        ("Définition", "Un megakernel est un noyau GPU unique et persistant qui exécute toute la passe avant.")))
+    assert comp.quotes[0].text.startswith("Un megakernel est un noyau")
