@@ -147,7 +147,8 @@ _FIGURE = re.compile(r"\b(?:deux|trois|quatre|cinq|six|sept|huit|neuf|dix|douze|
 _BOUND = re.compile(r"\b(jusqu'à|au plus|au maximum|maximum|maximale?s?|au-delà|limite|plafonne|at most|up to)\b", re.I)
 _BOUND_BONUS = 0.15
 _PARTS_BONUS = 0.2     # a sentence that speaks of both sides of « X vs Y » or both halves of a question
-_NAMED_WEIGHT = 2.0    # cuRAND, torch.compile: a sentence without the name is about something else
+_NAMED_WEIGHT = 2.0    # cuRAND, torch.compile: a sentence without the name is about something else;
+# against 1.0, 20 of the 295 dev leads change, read by hand: 9 better, 6 worse, 5 neither
 _YEAR = re.compile(r"\b(?:1[89]|20)\d\d\b")
 _STEP = re.compile(r"\b(d'abord|ensuite|puis|enfin|étape|first|then|finally)\b", re.I)
 
