@@ -3,10 +3,14 @@
 ``answer(question, conversation=None, generator=None)`` yields ``Piece``s as the answer is
 produced, then one ``Answer`` record. Steps: check the input (a French message for
 empty, oversized or binary questions), route reading-path questions to the path dialogue,
-resolve a follow-up against the conversation, retrieve, refuse when nothing relevant was
-found (threshold calibrated on the evals; the nearest chapters are suggested), then
-generate. An LLM generator that fails (server unreachable, too slow, malformed reply,
-claims without valid citation) is replaced by the composed answer with a one-line notice.
+resolve a follow-up against the conversation, analyse the question once
+(``assistant.query``: terms, English-to-French bridge), retrieve, decide (``assistant.relevance``:
+answer, partial or refuse, a model fitted on the dev sets; a refusal suggests the nearest
+chapters; a partial answer opens with « Le guide en parle dans … sans répondre exactement
+à … » and gives the closest passages), then generate. An LLM reply is read whole and
+checked before any of it is shown; one that fails (server unreachable, too slow,
+malformed reply, claims without valid citation, too few claims supported by their
+sources) is replaced by the composed answer with a one-line notice.
 
     from assistant.answer import answer
     for item in answer("Qu'est-ce qu'un warp ?"):
@@ -20,10 +24,10 @@ from typing import Iterator, Sequence
 
 from assistant.answer_records import Answer, Citation, Conversation, Piece
 from assistant.conversation import resolve
-from assistant.expand import expand
 from assistant.generators import ComposedGenerator, Draft, get_generator
 from assistant.inputs import check_question
-from assistant.relevance import judge, vocabulary
+from assistant.query import Lexicon, analyse
+from assistant.relevance import RefusalModel, decide
 from assistant.route import READING_PATH_REPLY, route
 
 K = 5                  # sections retrieved: the composer reads 4, the refusal suggests from 5
@@ -32,20 +36,33 @@ _EN_NOTICE = ("The guide is written in French: the answer below quotes it in Fre
               "with links to the sections.")
 
 _retrievers: dict = {}
-_vocabularies: dict = {}
+_lexicons: dict = {}
 
 
-def _vocabulary(retriever):
-    """The guide's terms, built once per retriever and index size (~0.3 s for 400 passages)."""
+def lexicon_for(retriever, config=None) -> Lexicon | None:
+    """The guide's vocabulary and English-French pairs, built once per retriever and index
+    (~0.5 s for 844 passages); None for a retriever that cannot list its passages."""
     chunks = getattr(retriever, "chunks", None)
     if chunks is None:
-        return None            # judged on the hits' own terms
+        return None
     passages = chunks()
     key = (id(retriever), len(passages), passages[0].id if passages else "")
-    if key not in _vocabularies:
-        _vocabularies.clear()
-        _vocabularies[key] = vocabulary(passages)
-    return _vocabularies[key]
+    if key not in _lexicons:
+        _lexicons.clear()
+        _lexicons[key] = Lexicon.from_passages(passages, _keywords(config, {p.chapter_id for p in passages}))
+    return _lexicons[key]
+
+
+def _keywords(config, indexed: set[str]) -> list[str]:
+    """Front-matter keywords of the indexed chapters (the guide's own terms, French and English)."""
+    if config is None:
+        return []
+    from ingest.corpus import scan_corpus
+    try:
+        scanned = scan_corpus(config.corpus_dir)
+    except Exception:   # the files may have moved since ingest: the passages are enough
+        return []
+    return [k for c in scanned.chapters if c.id in indexed for k in c.keywords]
 
 
 def _chapters_first(hits: list) -> list:
@@ -84,15 +101,30 @@ def _refusal_text(suggestions: Sequence[Citation], language: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _partial_text(decision, hits: Sequence, language: str) -> str:
+    """The opening of a partial answer: where the guide talks about the subject, what it
+    leaves unanswered; the closest passages follow (French typography: U+00A0 inside « »)."""
+    where = hits[0].label if hits else ""
+    missing = " ".join(decision.uncovered)
+    if language == "en":
+        what = f"« {missing} »" if missing else "your exact question"
+        return (f"The guide talks about this in « {where} » without answering exactly about {what}; "
+                "here are its closest passages.\n\n").replace("« ", "«\u00a0").replace(" »", "\u00a0»")
+    what = f"« {missing} »" if missing else "votre question"
+    return (f"Le guide en parle dans « {where} » sans répondre exactement à {what}\u202f; "
+            "voici ses passages les plus proches.\n\n").replace("« ", "«\u00a0").replace(" »", "\u00a0»")
+
+
 def answer(question, conversation: Conversation | None = None, generator=None, *,
            retriever=None, config=None, threshold: tuple[float, float] | None = None,
-           ) -> Iterator[Piece | Answer]:
+           refusal: RefusalModel | None = None) -> Iterator[Piece | Answer]:
     """Yield the answer to ``question`` as ``Piece``s, then the ``Answer`` record.
 
     ``generator``: a spec ("composed", "openai:<model>", "ollama:<model>"), a generator,
     or None for the configured one. ``retriever``: anything with ``search(question, k)``
-    (default: the warm ``assistant.retrieve.Retriever``). ``threshold``: (weight, threshold)
-    of the refusal rule instead of the calibrated ones (calibration, tests).
+    (default: the warm ``assistant.retrieve.Retriever``). ``refusal``: a ``RefusalModel``
+    instead of the calibrated one; ``threshold``: (weight, threshold) of a plain rule
+    ``dense + weight · known ≥ threshold`` instead (small fixtures, tests).
     """
     checked = check_question(question)
     if not checked.ok:
@@ -112,14 +144,21 @@ def answer(question, conversation: Conversation | None = None, generator=None, *
         config = load_config()
     gen = get_generator(generator, config)
     resolved = resolve(text, conversation, rewriter=getattr(gen, "rewrite", None))
-    query = expand(resolved.query, language)
     retriever = retriever or _default_retriever(config)
-    hits = _chapters_first(list(retriever.search(query, k=K)))
-    relevance = judge(query, hits, _vocabulary(retriever), *(threshold or (None, None)))
+    lexicon = lexicon_for(retriever, config)
+    query = analyse(resolved.query, language, lexicon)
+    if hasattr(retriever, "search_runs"):
+        runs = retriever.search_runs(query, k=K)
+        found = runs.hits
+    else:                       # a plain retriever reads text: give it the bridged question
+        runs = found = list(retriever.search(query.expanded, k=K))
+    hits = _chapters_first(list(found))
+    model = refusal or (RefusalModel.linear(*threshold) if threshold else None)
+    decision = decide(query, runs, lexicon, model)
     common = dict(question=text, resolved_question=resolved.query, followup=resolved.followup,
-                  language=language, relevance=round(relevance.score, 4))
+                  language=language, relevance=round(decision.score, 4), decision=decision.verdict)
 
-    if not relevance.relevant:
+    if not decision.relevant:
         suggestions = _nearest_chapters(hits)
         reply = _refusal_text(suggestions, language)
         yield Piece("text", reply)
@@ -130,7 +169,12 @@ def answer(question, conversation: Conversation | None = None, generator=None, *
     draft, shown, notice = None, False, ""
     if language == "en" and isinstance(gen, ComposedGenerator):
         yield Piece("notice", _EN_NOTICE)
-    for item in gen.generate(resolved.query, hits, history, language):
+    partial = _partial_text(decision, hits, language) if decision.verdict == "partial" else ""
+    # the composer matches words: it reads the bridged question; an LLM reads the question
+    asked = query.expanded if isinstance(gen, ComposedGenerator) else resolved.query
+    if partial:                   # said first, in the answer itself: the passages below are only the closest
+        yield Piece("text", partial)
+    for item in gen.generate(asked, hits, history, language):
         if isinstance(item, Draft):
             draft = item
         else:
@@ -142,7 +186,7 @@ def answer(question, conversation: Conversation | None = None, generator=None, *
         gen, draft = ComposedGenerator(), None
         if language == "en":
             yield Piece("notice", _EN_NOTICE)
-        for item in gen.generate(resolved.query, hits, history, language):
+        for item in gen.generate(query.expanded, hits, history, language):
             if isinstance(item, Draft):
                 draft = item
             else:
@@ -152,7 +196,10 @@ def answer(question, conversation: Conversation | None = None, generator=None, *
         reply = _refusal_text(suggestions, language)
         yield Piece("text", reply)
         yield Answer(kind="refusal", text=reply, suggestions=suggestions, generator="composed",
-                     notice=notice, **common)
+                     notice=notice, **{**common, "decision": "refuse"})
         return
-    yield Answer(kind="answer", text=draft.text, generator=gen.name, citations=draft.citations,
-                 quotes=draft.quotes, further=draft.further, notice=notice, **common)
+    if draft.notice:              # the checked LLM reply lost unsupported sentences
+        yield Piece("notice", draft.notice)
+    notes = " ".join(n for n in (notice, draft.notice) if n)
+    yield Answer(kind="answer", text=partial + draft.text, generator=gen.name, citations=draft.citations,
+                 quotes=draft.quotes, further=draft.further, notice=notes, **common)

@@ -1,15 +1,46 @@
 """The default generator's core: an answer composed of the guide's own sentences.
 
-``compose(question, hits)`` picks, among the sentences of the best retrieved sections,
-the one that answers the question best (the lead) and up to three supporting points,
-each quoted verbatim and numbered with the section it comes from; it ends with
+``compose(question, hits, shown="")`` picks, among the sentences of the best retrieved
+sections, the one that answers the question best (the lead) and up to three supporting
+points, each quoted verbatim and numbered with the section it comes from; it ends with
 « Pour approfondir » links. Nothing is rephrased, so nothing can be invented: the
 answer is only as good as the sentences the guide states plainly.
 
-Sentences are scored by the share of the question's terms they contain, each term
-weighted by its rarity among the candidate sentences, plus a little for a section whose
-heading names the question's terms and for the first sentence of a section (where the
-guide defines what it talks about), times the rank of the section in retrieval.
+Sentences are scored by the share of the question's terms they contain (a term matches
+its longer or shorter forms, « coalescence » and « coalescé », « tcgen05 » and
+« tcgen05.mma »), each term weighted by its rarity among the candidate sentences, twice for
+a term the question writes as a name (cuRAND, `torch.compile`, Blelloch), plus a little for
+a section whose heading names the question's terms, then by what the question asks
+(``assistant.intent``):
+
+- « pourquoi » / "why", and symptoms (« mon noyau ne fait rien ») → a sentence that gives
+  a cause (« parce que », « car », « sinon », « ce qui » …);
+- « en quelle année » / "what year" → a sentence with a year;
+- « combien » / "how much/many" → a sentence with a figure, the limit for « au maximum »
+  (« jusqu'à », « au plus »); rows of Markdown tables are candidates too (for comparisons
+  as well), quoted with their header row, the row whose first cell holds the question's
+  number before one that holds it elsewhere;
+- « comment » / "how" → the steps of a numbered list; with « code », « exemple »,
+  « montre » / "show", the section's code block follows the lead;
+- « qu'est-ce que », « à quoi sert », « qu'appelle-t-on » / "what is" → the sentence that
+  defines the subject (« X est … », « X (…) se produit quand … »); the asking words are not
+  matched (« qu'appelle-t-on » is no reason to quote « appeler »);
+- « différence », "vs" → a sentence that contrasts (« alors que », « contrairement à »);
+- for « pourquoi », « combien » and « en quelle année », a sentence of the asked kind leads
+  when it scores at least 70 % of the best one;
+- two sides or two questions in one (« X vs Y », « combien de banques … et quand y a-t-il
+  conflit ? ») → a sentence that speaks of both; when the lead speaks of one side and the
+  next sentence of its paragraph of the other, both make the lead.
+
+Never a lead: a sentence that announces the chapter (« Ce chapitre explique … »), one that
+announces a list it does not give (« … se repère par trois signaux. », « … parce que trois
+conditions se sont réunies. »: merged with the sentences that give them when they follow
+in the same paragraph, skipped otherwise) or points at what follows (« Le tableau
+suivant … »), a fragment (« (2020) formule … », a list item ending in « ; »). A sentence
+that needs the one before it (« Il a aussi rendu faux … », « Ces papiers sont … »,
+« D'abord, … », « … applique ces règles ») scores less. Never quoted: the ``## Sources``
+sections (bibliography) and sentences with unbalanced ``**``. ``shown`` is the previous
+answer of the conversation: its sentences are not repeated.
 Limits: lexical matching only, so a question worded far from the guide gets the opening
 sentences of the best sections rather than the best sentence.
 """
@@ -17,11 +48,15 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence
 
-from assistant._text import normalise_space, sentences, terms
+from ingest.analyzer import normalise_space, terms
+from ingest.anchors import fold
+from ingest.sentences import sentences
 from assistant.answer_records import Citation, Quote
+from assistant.blocks import section_blocks
+from assistant.intent import Intent, question_intent
 
 # Measured on the 145 in-scope eval questions, 69 chapters (gold chapter cited):
 # reading 4 sections gives 0.966, 3 give 0.959, 5 no more (0.966) for longer answers;
@@ -36,19 +71,88 @@ _RANK_WEIGHT = (1.0, 0.85, 0.75, 0.7)
 _HEADING_BONUS = 0.2
 _FIRST_SENTENCE_BONUS = 0.05
 _LONG_WORDS, _LONG_PENALTY = 50, 0.8
-_NEAR_DUPLICATE = 0.6  # Jaccard overlap of terms above which a point repeats another
+_PREFIX = 6            # « coalescent » and « coalesc » share 7 letters; « transpos »/« transfer » 5
+_PREFIX_SLACK = 3      # ... and differ by 3; « cudamemcpy » is not « cudamemcpyasync » (5)
+_NEAR_DUPLICATE = 0.65  # share of the smaller sentence's terms; on the dev answers 22 of the 28 quote
+# pairs above 0.65 repeat each other, 6 of the 30 between 0.5 and 0.65 (Jaccard 0.6 caught none)
 _MAX_FURTHER = 5
-# « qu'est-ce qu'un megakernel ? » wants the sentence that defines it, not its history
-_DEFINITION = re.compile(r"^(?:qu'est[- ]ce qu(?:e |')|c'est quoi |que (?:veut dire|signifie|désigne) |"
-                         r"que sont |qu'appelle-t-on |what (?:is|are) (?:an? |the )?|define )(.+?)\s*\??$")
-_COPULA = re.compile(r"\b(est|sont|désigne|désignent|signifie|consiste|is|are)\b")
+_INTENT_BONUS = 0.15   # a sentence of the asked kind (cause, figure, step) over a plain match
+_NUMBER_WORDS = {"deux", "trois", "quatre", "cinq", "six", "sept", "huit", "neuf", "dix", "onze", "douze", "seize",
+                 "vingt", "trente", "quarante", "cinquante", "soixante", "cent", "mille"}
+_KIND_SHARE = 0.7      # a lead of the asked kind within this share of the best one is preferred
+_COUNT_BONUS = 0.3     # « combien de SM » and a sentence that writes « 132 SM »: the figure asked for;
+# 0.15 and 0.3 give the same 150 dev leads, and 0.3 outweighs one rank of retrieval (0.85)
+_ROW_WEIGHT = 0.85     # a table row against a sentence that matches as well: the sentence reads better
+_OTHER_CELL_PENALTY = 0.7
+_MAX_ROWS = 2          # table rows in one answer
+_MAX_MERGED = 4        # « … par trois signaux. » + at most this many sentences that give them
+
+# « X est un … » defines; « X est devenu la norme », « X est utilisé par … » does not
+_COPULA = re.compile(r"\b(?:(?:est|sont)(?! (?:devenue?s?|restée?s?|apparue?s?|venue?s?|revenue?s?|né|nés|\w+ée?s?)\b)"
+                     r"|désigne|désignent|signifie|consiste|is|are)\b")
 _DEFINITION_HEAD_WORDS = 6
+_NEGATED = re.compile(r"(?:\bne|\bn')\s*$", re.I)
 _DEFINITION_BONUS = 0.5
-# « Ce chapitre montre ce que coûte la divergence … » announces an answer, it is not one;
-# a penalty of 0.6 also hid the only on-topic sentence of some chapters (gold chapter
-# cited 0.959 vs 0.966 with 0.8 on the eval questions)
-_META = re.compile(r"^(Ce|Cette|Le|La) (chapitre|section|partie|page)\b")
+_DEFINES_LOOSELY = re.compile(r"\b(est dite?s?|sont dite?s?|s'appelle|appelle|désigne|on parle de|veut dire|"
+                              r"signifie|consiste|se produit (?:quand|lorsqu)|sert à|servent à|permet de|permettent de)\b")
+# « Ce chapitre montre ce que coûte la divergence … » announces an answer, it is not one
+_META = re.compile(r"^(?:Dans |En )?(?:Ce|Cette|Ces|Le|La|Les) (?:chapitre|section|partie|page|chapitres|sections|"
+                   r"parties)\b|^(?:Nous|On) (?:allons|verrons|va|verra)\b")
 _META_PENALTY = 0.8
+_COUNT = re.compile(r"\b(deux|trois|quatre|cinq|six|sept|huit|plusieurs|quelques|[2-8])\s+(?:\w+\s+){0,2}?"
+                    r"(\w+s|\w+x)\b", re.I)
+_COUNT_WORDS = {"deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "six": 6, "sept": 7, "huit": 8}
+_ANNOUNCER_WORDS = 18
+# « L'idée revient en 2025 parce que trois conditions se sont réunies. »: a count in the middle
+# announces too when it counts things a list gives (not « 32 banques de 4 octets »), with an
+# indefinite article (« les deux manières » names things already said)
+_ANNOUNCED_MID = re.compile(r"(?<!\bles )(?<!\bdes )(?<!\bces )(?<!\bses )(?<!\bleurs )\b(deux|trois|quatre|cinq|six|sept|"
+                            r"huit|plusieurs|quelques)\s+(?:\w+\s+)?(conditions|raisons|causes|signaux|étapes|règles|"
+                            r"façons|manières|techniques|précautions|ingrédients|familles|niveaux|phases|types|options|"
+                            r"questions|critères|leviers|principes|idées|problèmes|coûts|limites|approches|"
+                            r"stratégies|choses|obstacles|conséquences|changements|leçons|erreurs|pièges|méthodes|"
+                            r"solutions|usages|ancêtres|objectifs|rôles|choix|ingrédients|mécanismes|sources d'erreur)\b",
+                            re.I)
+# a lead must stand on its own: « Il a aussi rendu faux … », « Ces papiers sont derrière … »,
+# « D'abord, les références bougent » need the sentence before them
+_ANAPHOR_START = re.compile(r"^(?:\*\*[^*]+\*\*\s*)?(?:Il|Elle|Ils|Elles|On y|Celui-ci|Celle-ci|Ceux-ci|Celles-ci|"
+                            r"Cela|Ceci|Ça|C'est|Ce n'est|Là|Ici|D'abord|Ensuite|Enfin|Puis|Mais|Pourtant|Or|"
+                            r"Inversement|En revanche|De plus|En outre|De même|Autrement dit|Dans ce cas|"
+                            r"(?:Dans|Sur|Avec|Pour|À|En|Par) (?:ce|cet|cette|ces) \w+|Dans les deux cas|(?:Le|La) (?:premier|première|second|seconde|deuxième|troisième|"
+                            r"dernier|dernière)|L'autre|Les deux|Tous deux|Toutes deux|Deux autres|Cette|Ces|Cet|"
+                            r"Ce (?!qui|que|qu'|dont)\w+)\b")
+_DEMONSTRATIVE = re.compile(r"\b(?:ces|cette|cet)\s+\w+|\bdonc\b|\bce (?!qui|que|qu'|dont|sont|soit|n'|faisant|sera|serait)\w+",
+                            re.I)
+_ANAPHOR_PENALTY = 0.6
+_DEMONSTRATIVE_WORDS = 6   # « … applique ces règles pour vous »; later, « cette puce » names what the sentence said
+_DEMONSTRATIVE_PENALTY = 0.85
+# « Le tableau suivant donne les chiffres … »: it points at what follows, it says nothing itself
+_POINTS_AHEAD = re.compile(r"\b(?:suivante?s?|ci-dessous|ci-après|below|following)\b", re.I)
+_CITATION_LIKE = re.compile(r"\bet al\.|\barXiv\b|\bISBN\b|\bdoi\.org\b")
+# « (ICLR 2018) autour de trois ingrédients … », the tail of a split « et al. (2018) », or a
+# list item « le pas de chaque dimension …, multiple de 16 ; »
+_FRAGMENT_START = re.compile(r"^\(|^[a-zà-ÿ][^`]*[;,]$")
+_SOURCES_SECTION = re.compile(r"^(sources|references|bibliographie)\b")
+
+_CAUSE = re.compile(r"\b(parce qu|car|puisque|because|since|vient d|viennent d|provient|à cause|en raison d|"
+                    r"s'explique|dûe?s? à|due?s? à|tient à|faute d\w*|sinon|si bien que|de sorte que|"
+                    r"provoqu\w*|survien\w*|se produit|sérialis\w*|"
+                    r"aucune erreur|sans erreur|en silence|silencieu\w*)\b", re.I)
+_CONTRAST = re.compile(r"\b(alors que|tandis que|contrairement|à la différence|au lieu d|plutôt que|la différence|"
+                       r"whereas|unlike|instead of|à l'inverse|en revanche)\b", re.I)
+_FIGURE = re.compile(r"\b(?:deux|trois|quatre|cinq|six|sept|huit|neuf|dix|douze|seize|vingt|trente|cent)\s+\w+|\d[\d\u202f\u00a0 ,.]*\s?(%|×|x\b|fois|[kKMGTP]?i?[oB]\b|[KMGT]o/s|[KMGT]B/s|octets?|bytes?|"
+                     r"(?:[TGM])?FLOP|threads?|registres|cycles|bits?|ns|µs|us|ms|s\b|GHz|MHz|W\b|Go|Mo|Ko|"
+                     r"Kio|Mio|Gio|To|blocs?|warps?|SM|éléments|jetons|tokens)")
+# « combien au maximum » wants the limit, not a good starting value
+_BOUND = re.compile(r"\b(jusqu'à|au plus|au maximum|maximum|maximale?s?|au-delà|limite|plafonne|at most|up to)\b", re.I)
+_BOUND_BONUS = 0.15
+_PARTS_BONUS = 0.2     # a sentence that speaks of both sides of « X vs Y » or both halves of a question
+_NAMED_WEIGHT = 2.0    # cuRAND, torch.compile: a sentence without the name is about something else;
+# against 1.0, 20 of the 295 dev leads change, read by hand: 9 better, 6 worse, 5 neither
+_YEAR = re.compile(r"\b(?:1[89]|20)\d\d\b")
+_STEP = re.compile(r"\b(d'abord|ensuite|puis|enfin|étape|first|then|finally)\b", re.I)
+
+
 
 
 @dataclass(frozen=True)
@@ -67,110 +171,315 @@ class Composition:
 class _Candidate:
     rank: int
     position: int
-    text: str
+    text: str                      # what is quoted (a sentence, merged sentences, a table row)
     stems: frozenset
+    header: str = ""               # table rows: the header line and its separator
+    lead_ok: bool = True           # may open the answer
+    point_ok: bool = True          # may be a point
+    cause: bool = False
+    contrast: bool = False
+    figure: bool = False
+    step: bool = False
+    asked_kind: bool = False       # gives what « pourquoi », « combien », « en quelle année » ask
     score: float = 0.0
+    keys: set = field(default_factory=set)
 
 
-def _candidates(hits: Sequence) -> list[_Candidate]:
-    seen: set[str] = set()
-    out = []
-    for rank, hit in enumerate(hits):
-        for position, s in enumerate(sentences(hit.text)):
-            key = normalise_space(s)
-            if key in seen:          # overlapping chunks of one section
-                continue
-            seen.add(key)
-            out.append(_Candidate(rank, position, s, frozenset(terms(s))))
+def _announced(s: str) -> int:
+    """How many things ``s`` announces (« … se repère par trois signaux. »), 0 when none."""
+    if ":" in s:
+        return 0
+    m = _COUNT.search(s)
+    if len(s.split()) > _ANNOUNCER_WORDS and not (m and len(s[m.end():].strip(" .").split()) == 0):
+        return 0          # long, unless it ends on the count: « … font des choix opposés sur trois points. »
+    mid = _ANNOUNCED_MID.search(s)
+    if m is None and mid is None:
+        return 0
+    if m is None or not (m.start() <= 3 or len(s[m.end():].strip(" .").split()) <= 1):
+        if mid is None or "," in s[mid.end():] or " et " in s[mid.end():]:
+            return 0      # the count is mid-sentence and not a list's, or the sentence gives the list
+        m = mid
+    return _COUNT_WORDS.get(m.group(1).lower(), int(m.group(1)) if m.group(1).isdigit() else _MAX_MERGED + 1)
+
+
+def _followed_by(flat: str, s: str, nxt: Sequence[str]) -> bool:
+    """Whether the sentences ``nxt`` follow ``s`` in the same paragraph of ``flat``."""
+    return normalise_space(" ".join([s, *nxt])) in flat
+
+
+def _section_candidates(rank: int, hit, intent: str, seen: set[str]) -> list[_Candidate]:
+    if _SOURCES_SECTION.match(fold(hit.section.lower())):
+        return []                  # the bibliography: titles and authors, not answers
+    blocks = section_blocks(hit.text)
+    steps, tables = blocks.steps, blocks.tables
+    flat = normalise_space(hit.text)
+    ss = sentences(hit.text)
+    out: list[_Candidate] = []
+    for position, s in enumerate(ss):
+        key = normalise_space(s)
+        if key in seen:            # overlapping chunks of one section
+            continue
+        seen.add(key)
+        if s.count("**") % 2 or _CITATION_LIKE.search(s):
+            continue
+        c = _Candidate(rank, position, s, frozenset(terms(s)))
+        if _FRAGMENT_START.search(s):
+            c.lead_ok = c.point_ok = False
+        if _META.match(s) or _POINTS_AHEAD.search(s):
+            c.lead_ok = False
+        n = _announced(s)
+        if n:
+            following = ss[position + 1:position + 1 + n]
+            if n <= _MAX_MERGED and len(following) == n and _followed_by(flat, s, following):
+                c.text = " ".join([s, *following])   # give what it announces
+                c.stems = frozenset(terms(c.text))
+            else:
+                c.lead_ok = c.point_ok = False
+        c.cause = bool(_CAUSE.search(c.text))
+        c.contrast = bool(_CONTRAST.search(c.text))
+        c.figure = bool(_FIGURE.search(c.text))
+        c.step = any(key in st for st in steps) or bool(_STEP.search(s))
+        out.append(c)
+    if intent in ("howmuch", "compare"):
+        for header, rows in tables:
+            head = header.splitlines()[0]
+            for row in rows:
+                if row in seen:
+                    continue
+                seen.add(row)
+                out.append(_Candidate(rank, len(ss) + len(out), row, frozenset(terms(f"{head} {row}")),
+                                      header=header, figure=True, lead_ok=True))
     return out
 
 
-def _definition_subject(question: str) -> set[str]:
-    """Terms of X in « qu'est-ce que X ? », « que veut dire X ? », « what is X? »; else empty."""
-    m = _DEFINITION.match(question.strip().lower().replace("’", "'"))
-    return set(terms(m.group(1))) if m else set()
+def _same_term(s: str, t: str) -> bool:
+    if s == t:
+        return True
+    short, long_ = (s, t) if len(s) <= len(t) else (t, s)
+    if long_.startswith(short + ".") and len(short) >= 4:
+        return True        # « tcgen05 » and « tcgen05.mma », « torch » is too short to count
+    return (len(short) >= _PREFIX and len(long_) - len(short) <= _PREFIX_SLACK and long_.startswith(short)
+            and long_.isalpha())
+
+
+def _matcher(question_terms: set[str], cands: list[_Candidate]) -> None:
+    """Which question terms each candidate holds: equal, or one a prefix of the other (6+ letters)."""
+    memo: dict[str, set[str]] = {}
+    for c in cands:
+        keys: set[str] = set()
+        for s in c.stems:
+            if s not in memo:
+                memo[s] = {t for t in question_terms if _same_term(s, t)}
+            keys |= memo[s]
+        c.keys = keys
 
 
 def _defines(c: _Candidate, subject: set[str]) -> bool:
     """« Un megakernel est un seul noyau … », « **Warp** : un warp est … »: before the
     first copula, the subject's terms and nothing else (« le mot megakernel est » is no
     definition, « la mémoire partagée distribuée est » defines something else)."""
-    m = _COPULA.search(c.text)
-    if m is None or len(c.text[:m.start()].split()) > _DEFINITION_HEAD_WORDS:
+    text = re.sub(r"\s*\([^)]*\)", "", c.text)    # « La LDS (Local Data Share) est … »
+    m = _COPULA.search(text)
+    if m is None or len(text[:m.start()].split()) > _DEFINITION_HEAD_WORDS or _NEGATED.search(text[:m.start()]):
         return False
-    return set(terms(c.text[:m.start()])) == subject
+    return set(terms(text[:m.start()])) == subject
 
 
-def _score(cands: list[_Candidate], hits: Sequence, question_terms: set[str], subject: set[str]) -> None:
+def _defines_loosely(c: _Candidate, subject: set[str]) -> bool:
+    """« Un accès est dit coalescé quand … »: a defining verb among the first words, and the
+    subject's terms (or their longer forms) in the sentence."""
+    head = " ".join(c.text.split()[:10])
+    m = _DEFINES_LOOSELY.search(head)
+    if m is None or _NEGATED.search(head[:m.start()]):
+        return False      # « Le mot megakernel ne désigne pas … » says what it is not
+    return bool(subject) and subject <= c.keys
+
+
+def _counts(text: str, counted: str) -> bool:
+    """Whether ``text`` writes a number right before what is counted (« 132 SM », « sept types »)."""
+    ws = re.findall(r"[\w.,]+", text)
+    for i, w in enumerate(ws):
+        if (w[0].isdigit() or w.lower() in _NUMBER_WORDS) and any(_same_term(t, counted) for t in terms(" ".join(ws[i + 1:i + 3]))):
+            return True
+    return False
+
+
+def _score(cands: list[_Candidate], hits: Sequence, question_terms: set[str], asked: Intent,
+           shown: str) -> None:
+    intent, subject, counted = asked.kind, set(asked.subject), asked.counted
     n = len(cands)
-    df = {t: sum(t in c.stems for c in cands) for t in question_terms}
-    weight = {t: math.log(1 + n / (1 + d)) for t, d in df.items() if d > 0}
+    numbers = {t for t in question_terms if t.isdigit()}
+    _matcher(question_terms, cands)
+    df = {t: sum(t in c.keys for c in cands) for t in question_terms}
+    weight = {t: math.log(1 + n / (1 + d)) * (_NAMED_WEIGHT if t in asked.named else 1.0)
+              for t, d in df.items() if d > 0}
     total = sum(weight.values())
     heading = []
     for hit in hits:
-        h = set(terms(f"{hit.title} {hit.section}")) & set(weight)
-        heading.append(sum(weight[t] for t in h) / total if total else 0.0)
+        h = set(terms(f"{hit.title} {hit.section}"))
+        named = {t for t in weight if any(_same_term(s, t) for s in h)}
+        heading.append(sum(weight[t] for t in named) / total if total else 0.0)
     for c in cands:
         if total:
-            base = sum(w for t, w in weight.items() if t in c.stems) / total
+            base = sum(w for t, w in weight.items() if t in c.keys) / total
             base += _HEADING_BONUS * heading[c.rank] if base > 0 else 0.0
         else:  # no usable term: trust retrieval order and the section's opening
             base = 1.0 / (1 + c.position)
         if c.position == 0:
             base += _FIRST_SENTENCE_BONUS
-        if subject and _defines(c, subject):
-            base += _DEFINITION_BONUS
+        if base > 0:
+            if (intent == "why" and c.cause or intent == "howmuch" and c.figure or intent == "how" and c.step
+                    or intent == "compare" and c.contrast or intent == "when" and _YEAR.search(c.text)):
+                base += _INTENT_BONUS
+                c.asked_kind = intent in ("why", "howmuch", "when")
+            if counted and intent == "howmuch" and _counts(c.text, counted):
+                base += _COUNT_BONUS
+            if subject and _defines(c, subject):
+                base += _DEFINITION_BONUS
+            elif intent == "what" and _defines_loosely(c, subject):
+                base += _DEFINITION_BONUS * 0.6
+            if asked.bound and _BOUND.search(c.text):
+                base += _BOUND_BONUS
+            if asked.parts:
+                covered = sum(_covers(c, part) for part in asked.parts)
+                base += _PARTS_BONUS * (covered - 1) / (len(asked.parts) - 1) if covered else 0.0
         if _META.match(c.text):
             base *= _META_PENALTY
+        if _ANAPHOR_START.match(c.text):
+            base *= _ANAPHOR_PENALTY
+        elif _DEMONSTRATIVE.search(" ".join(c.text.split()[:_DEMONSTRATIVE_WORDS])):
+            base *= _DEMONSTRATIVE_PENALTY
         if len(c.text.split()) > _LONG_WORDS:
             base *= _LONG_PENALTY
+        if c.header:
+            base *= _ROW_WEIGHT
+            if numbers:     # « un pas de 8 mots » is the row whose first cell says 8, not one with 8 elsewhere
+                cells = [set(re.findall(r"\d+", x)) for x in c.text.strip("|").split("|")]
+                if cells and not numbers & cells[0] and any(numbers & x for x in cells[1:]):
+                    base *= _OTHER_CELL_PENALTY
+        if shown and normalise_space(c.text) in shown:
+            c.lead_ok = c.point_ok = False     # said in the previous answer: say something new
         c.score = base * _RANK_WEIGHT[min(c.rank, len(_RANK_WEIGHT) - 1)]
 
 
-def _jaccard(a: frozenset, b: frozenset) -> float:
-    return len(a & b) / max(len(a | b), 1)
+def _near_duplicate(a: _Candidate, b: _Candidate) -> bool:
+    """Shared terms over the smaller sentence's terms: « Sur le H100 SXM, ils fournissent
+    989,4 TFLOP/s » repeats a longer sentence that holds the same figure and terms."""
+    if not a.stems or not b.stems:
+        return False
+    return len(a.stems & b.stems) / min(len(a.stems), len(b.stems)) > _NEAR_DUPLICATE
 
 
 def _select(cands: list[_Candidate]) -> list[_Candidate]:
     ranked = sorted(cands, key=lambda c: (-c.score, c.rank, c.position))
-    lead = ranked[0]
+    leads = [c for c in ranked if c.lead_ok and c.score > 0] or [c for c in ranked if c.lead_ok]
+    if not leads:
+        return []
+    lead = leads[0]
+    if not lead.asked_kind:        # « pourquoi » wants a cause, « combien » a figure, if one scores near the best
+        lead = next((c for c in leads if c.asked_kind and c.score >= _KIND_SHARE * lead.score), lead)
     chosen = [lead]
     per_section = {lead.rank: 1}
-    for c in ranked[1:]:
+    rows = 1 if lead.header else 0
+    for c in ranked:
+        if c is lead or not c.point_ok:
+            continue
         if len(chosen) > _MAX_POINTS or c.score < _MIN_SHARE * lead.score or c.score <= 0:
             break
-        if per_section.get(c.rank, 0) >= _MAX_PER_SECTION:
+        if per_section.get(c.rank, 0) >= _MAX_PER_SECTION or (c.header and rows >= _MAX_ROWS):
             continue
-        if any(_jaccard(c.stems, o.stems) > _NEAR_DUPLICATE for o in chosen):
+        if any(_near_duplicate(c, o) or c.text in o.text or o.text in c.text for o in chosen):
             continue
         chosen.append(c)
         per_section[c.rank] = per_section.get(c.rank, 0) + 1
+        rows += bool(c.header)
     points = sorted(chosen[1:], key=lambda c: (c.rank, c.position))
     return [lead] + points
 
 
-def compose(question: str, hits: Sequence) -> Composition:
-    """Compose a cited answer to ``question`` from ``hits`` (best first); empty if no sentence."""
+def _covers(c: _Candidate, part: str) -> bool:
+    """Whether ``c`` speaks of this part of the question: it holds the part's key term
+    (« ligne » in « d'une ligne de cache sur GPU », not « GPU »)."""
+    return part in c.keys
+
+
+def _completed(lead: _Candidate, cands: list[_Candidate], hits: Sequence, asked: Intent) -> _Candidate:
+    """The lead and the sentence right after it, when the question has two parts (« combien de
+    banques … et quand y a-t-il conflit ? »), the lead speaks of one and the next sentence of
+    the same paragraph of the other: both are one answer."""
+    if not asked.parts or lead.header or len(lead.text.split()) > _LONG_WORDS:
+        return lead
+    missing = [p for p in asked.parts if not _covers(lead, p)]
+    if not missing or len(missing) == len(asked.parts):
+        return lead
+    nxt = next((c for c in cands if c.rank == lead.rank and c.position == lead.position + 1 and not c.header), None)
+    if nxt is None or not nxt.point_ok or not any(_covers(nxt, p) for p in missing):
+        return lead
+    if not _followed_by(normalise_space(hits[lead.rank].text), lead.text, [nxt.text]):
+        return lead
+    merged = _Candidate(lead.rank, lead.position, f"{lead.text} {nxt.text}", lead.stems | nxt.stems)
+    merged.score, merged.keys = lead.score, lead.keys | nxt.keys
+    return merged
+
+
+def _code_block(hits: Sequence, cands: list[_Candidate]) -> tuple[int, str] | None:
+    """The code block of the best-scoring section that has one (its best sentence decides)."""
+    best: dict[int, float] = {}
+    for c in cands:
+        best[c.rank] = max(best.get(c.rank, 0.0), c.score)
+    for r in sorted(best, key=lambda r: (-best[r], r)):
+        codes = section_blocks(hits[r].text).codes
+        if codes and best[r] > 0:
+            return r, codes[0]
+    return None
+
+
+def _piece(c: _Candidate, n: int, first: bool) -> str:
+    if c.header:
+        return f"{'' if first else chr(10)}{c.header}\n{c.text}\n\n[{n}]\n\n"
+    return f"{c.text} [{n}]\n\n" if first else f"- {c.text} [{n}]\n"
+
+
+def compose(question: str, hits: Sequence, shown: str = "") -> Composition:
+    """Compose a cited answer to ``question`` from ``hits`` (best first); empty if no sentence.
+
+    ``shown``: the previous answer's text, whose sentences are not quoted again.
+    """
     hits = list(hits)[:_MAX_HITS]
-    cands = _candidates(hits)
+    asked = question_intent(question)
+    intent = asked.kind
+    seen: set[str] = set()
+    cands = [c for rank, hit in enumerate(hits) for c in _section_candidates(rank, hit, intent, seen)]
     if not cands:
         return Composition((), (), (), ())
-    _score(cands, hits, set(terms(question)), _definition_subject(question))
+    _score(cands, hits, set(terms(question)) - asked.frame, asked, normalise_space(shown))
     chosen = _select(cands)
+    if not chosen:
+        return Composition((), (), (), ())
+    chosen[0] = _completed(chosen[0], cands, hits, asked)
+    chosen = [chosen[0]] + [c for c in chosen[1:] if c.text not in chosen[0].text]
+    code = _code_block(hits, cands) if asked.code else None
 
-    number: dict[int, int] = {}          # hit rank -> citation number
     citations: list[Citation] = []
     by_section: dict[tuple[str, str], int] = {}
-    quotes, pieces = [], []
-    for i, c in enumerate(chosen):
-        hit = hits[c.rank]
+
+    def number(rank: int) -> int:
+        hit = hits[rank]
         key = (hit.chapter_id, hit.anchor)
         if key not in by_section:
             by_section[key] = len(citations) + 1
             citations.append(Citation.from_hit(hit, by_section[key]))
-        n = number.setdefault(c.rank, by_section[key])
+        return by_section[key]
+
+    quotes, pieces = [], []
+    for i, c in enumerate(chosen):
+        n = number(c.rank)
         quotes.append(Quote(c.text, n))
-        pieces.append(f"{c.text} [{n}]\n\n" if i == 0 else f"- {c.text} [{n}]\n")
+        pieces.append(_piece(c, n, i == 0))
+        if i == 0 and code is not None:
+            n = number(code[0])
+            quotes.append(Quote(code[1], n))
+            pieces.append(f"{code[1]}\n\n[{n}]\n\n")
 
     further = list(citations)
     for hit in hits:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass
 
-from assistant._text import words
+from ingest.analyzer import words
 from assistant.typography import fr_number
 
 # A question, not a document: 2,000 characters is about 500 tokens, the most the

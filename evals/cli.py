@@ -19,8 +19,11 @@ def _runner(module_name: str):
 def register(subparsers) -> None:
     p = subparsers.add_parser("eval", help="lancer une évaluation (retrieval, answers, paths)")
     which = p.add_subparsers(dest="which", metavar="ÉVALUATION", required=True)
-    r = which.add_parser("retrieval", help="recherche : recall@1, recall@5, MRR (BM25, dense, hybride)")
+    r = which.add_parser("retrieval", help="recherche : recall@1, recall@5, MRR par chapitre (BM25, dense, hybride), dev et test")
     r.add_argument("--index", help="dossier de l'index")
+    r.add_argument("--tune", action="store_true", help="régler la fusion sur le jeu dev (validation croisée), sans rien écrire")
+    r.add_argument("--split", choices=("dev", "test", "both"), default="both",
+                   help="jeu évalué (défaut : dev et test côte à côte ; les résultats ne sont écrits que pour les deux)")
     r.set_defaults(func=_runner("evals.retrieval"))
     from evals.answers import add_arguments   # stdlib + yaml only at import
 

@@ -1,4 +1,4 @@
-"""Turn the guide in ``corpus/`` into a searchable index (Chroma on disk + French BM25).
+"""Turn the guide in ``corpus/`` into a searchable index (Chroma on disk + BM25 on bm25s).
 
 Stages, one public entry each: ``load_corpus`` (load + validate), ``chunk_chapter``,
 ``get_embedder``, ``build_index``; ``ingest`` runs them all from a ``Config``.

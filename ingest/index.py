@@ -1,4 +1,4 @@
-"""Build the index: Chroma on disk for dense search, a French BM25 index, one manifest.
+"""Build the index: Chroma on disk for dense search, a BM25 index (``ingest.bm25``), one manifest.
 
 ``build_index(chapters, embedder, index_dir)`` is incremental and atomic:
 
@@ -149,7 +149,7 @@ def build_index(chapters: Iterable[Chapter], embedder: Embedder, index_dir: Path
             store = carried + fresh
             (new_dir / "store.json").write_text(
                 json.dumps([dataclasses.asdict(c) for c in store], ensure_ascii=False), encoding="utf-8")
-            BM25Index.from_texts([c.id for c in store], [_bm25_text(c) for c in store]).save(new_dir / "bm25.json")
+            BM25Index.from_texts([c.id for c in store], [bm25_text(c) for c in store]).save(new_dir / "bm25")
         except BaseException:
             shutil.rmtree(new_dir, ignore_errors=True)
             raise
@@ -171,7 +171,7 @@ def build_index(chapters: Iterable[Chapter], embedder: Embedder, index_dir: Path
                             tuple(sorted(kept_broken)), fingerprint, time.perf_counter() - start, tokens)
 
 
-def _bm25_text(chunk: Chunk) -> str:
+def bm25_text(chunk: Chunk) -> str:
     # The title and section heading count as text: questions often name the topic only.
     return f"{chunk.title} {chunk.section} {chunk.text}"
 

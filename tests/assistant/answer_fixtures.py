@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from assistant._text import terms
+from ingest.analyzer import terms
 from assistant.records import Hit
 from ingest.chunk import chunk_chapter
 

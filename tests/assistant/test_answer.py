@@ -4,7 +4,9 @@ from __future__ import annotations
 import json
 
 from assistant.answer import answer
-from assistant.relevance import judge, vocabulary
+from assistant.answer import lexicon_for
+from assistant.query import analyse
+from assistant.relevance import RefusalModel, decide
 
 from answer_fixtures import TEST_THRESHOLD, run
 
@@ -36,15 +38,16 @@ def test_weak_match_is_refused_and_suggests_chapters(retriever):
     assert "chapitres les plus proches" in final.text
 
 
-def test_refusal_rule_is_the_calibrated_sum(chapters, retriever):
+def test_refusal_rule_reads_dense_score_and_known_words(retriever):
     class H:
-        title, section, text, dense_score = "Warps", "Shuffles", "Un warp regroupe 32 threads.", 0.9
-    vocab = vocabulary(retriever.chunks())
-    r = judge("warp 32 threads", [H()], vocab, weight=0.5, threshold=1.3)
-    assert r.known == 1.0 and abs(r.score - 1.4) < 1e-9 and r.relevant
-    r = judge("warp Verilog FPGA", [H()], vocab, weight=0.5, threshold=1.3)   # 2 of 3 words unknown
-    assert abs(r.known - 1 / 3) < 1e-9 and not r.relevant
-    assert not judge("warp", [], vocab, weight=0.5, threshold=0.0).relevant
+        chapter_id, title, section, text, dense_score, bm25_score = "p-1", "Warps", "Shuffles", "Un warp regroupe 32 threads.", 0.9, 1.0
+    lexicon = lexicon_for(retriever)
+    model = RefusalModel.linear(0.5, 1.3)
+    d = decide(analyse("warp 32 threads", "fr", lexicon), [H()], lexicon, model)
+    assert d.known == 1.0 and d.verdict == "answer"
+    d = decide(analyse("warp Verilog FPGA", "fr", lexicon), [H()], lexicon, model)   # 2 of 3 words unknown
+    assert abs(d.known - 1 / 3) < 1e-9 and d.verdict == "refuse" and set(d.uncovered) == {"verilog", "fpga"}
+    assert decide(analyse("warp", "fr", lexicon), [], lexicon, RefusalModel.linear(0.5, 0.0)).verdict == "refuse"
 
 
 def test_english_question_is_answered_with_a_notice(retriever):
@@ -53,3 +56,14 @@ def test_english_question_is_answered_with_a_notice(retriever):
     assert final.kind == "answer" and final.language == "en"
     assert pieces[0].kind == "notice" and "French" in pieces[0].text
     assert any("banque" in q.text for q in final.quotes)
+
+
+def test_partial_decision_says_so_then_gives_the_closest_passages(retriever):
+    touches = RefusalModel({"dense": 0.0}, 0.0, {}, {}, refuse_below=0.1, partial_below=0.9)   # p = 0.5
+    pieces, final = run(answer("Comment programmer la transposition sur un FPGA ?", retriever=retriever,
+                               refusal=touches))
+    assert final.kind == "answer" and final.decision == "partial" and final.quotes
+    first = next(p.text for p in pieces if p.kind == "text")
+    assert first.startswith("Le guide en parle dans «\u00a0Performance · 7.")
+    assert "sans répondre exactement à «\u00a0" in first and "fpga\u00a0»\u202f; voici ses passages" in first
+    assert final.text.startswith(first) and final.quotes[0].text in final.text

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from assistant._text import is_verbatim, sentences
+from ingest.sentences import is_verbatim, sentences
 from assistant.compose import compose
 
 QUESTIONS = ["Pourquoi la transposition naïve est-elle lente ?", "Comment éviter les conflits de banques ?",
@@ -22,7 +22,7 @@ def test_every_quote_is_verbatim_from_its_cited_section(question, retriever, sec
     for quote in comp.quotes:
         cited = by_n[quote.n]
         assert is_verbatim(quote.text, sections[(cited.chapter_id, cited.anchor)]), quote.text
-        assert f"{quote.text} [{quote.n}]" in comp.text
+        assert quote.text in comp.text and f"[{quote.n}]" in comp.text
 
 
 def test_citations_have_label_and_link(retriever):
@@ -86,3 +86,154 @@ def test_definition_questions_lead_with_the_definition():
             hit("Définition", "Un megakernel est un noyau persistant unique qui exécute toute une passe avant.", 1)]
     comp = compose("Qu'est-ce qu'un megakernel ?", hits)
     assert comp.quotes[0].text.startswith("Un megakernel est un noyau persistant")
+
+
+def _hits(*sections):
+    """Hits of one made-up chapter: (section, text) pairs, best first."""
+    from assistant.records import Hit
+    return [Hit(f"c#{rank}", "performance-02", "3", "Performance", 2, "Accès mémoire coalescés", section,
+                section.lower().replace(" ", "-"), "03-performance/02-acces-coalesces.md", text,
+                1 / (60 + rank), 0.9, 1.0) for rank, (section, text) in enumerate(sections)]
+
+
+def test_the_lead_never_announces_the_chapter():
+    comp = compose("Qu'est-ce que la coalescence ?", _hits(
+        ("Introduction", "Ce chapitre explique la coalescence des accès et la coalescence des écritures."),
+        ("Ce que coalescer veut dire", "Un accès est dit coalescé quand les adresses des 32 threads d'un warp "
+                                       "tombent dans le plus petit nombre de secteurs.")))
+    assert comp.quotes[0].text.startswith("Un accès est dit coalescé")
+    assert not any(q.text.startswith("Ce chapitre") for q in comp.quotes[:1])
+
+
+def test_an_announced_list_is_given_or_skipped():
+    text = ("Un problème de coalescence se repère par trois signaux. Le débit DRAM mesuré est faible. "
+            "Les octets lus en DRAM dépassent ce que l'algorithme exige. Et le nombre de secteurs par requête "
+            "s'éloigne de 4.")
+    comp = compose("Comment repérer un problème de coalescence ?", _hits(("Diagnostiquer", text)))
+    lead = comp.quotes[0].text
+    assert lead.startswith("Un problème de coalescence se repère par trois signaux.")
+    assert lead.endswith("s'éloigne de 4.") and is_verbatim(lead, text)
+    listed = "Un problème de coalescence se repère par trois signaux.\n\n- Le débit est faible.\n- Autre chose."
+    comp = compose("Comment repérer un problème de coalescence ?",
+                   _hits(("Diagnostiquer", listed), ("Mesure", "Un problème de coalescence divise le débit "
+                                                               "utile d'une copie par six sur H200.")))
+    assert all("trois signaux" not in q.text for q in comp.quotes)
+
+
+def test_bibliography_and_stray_bold_are_never_quoted():
+    comp = compose("Qu'est-ce que la coalescence des accès ?", _hits(
+        ("Sources", "- **NVIDIA, « CUDA C++ Best Practices Guide », section coalescence des accès, 2025.**"),
+        ("Suite", "Ainslie et al., « GQA », EMNLP 2023.** La coalescence des accès compte beaucoup."),
+        ("Ce que coalescer veut dire", "La coalescence des accès regroupe les adresses d'un warp en peu de secteurs.")))
+    assert [q.text for q in comp.quotes] == ["La coalescence des accès regroupe les adresses d'un warp en peu de secteurs."]
+
+
+def test_why_leads_with_the_cause():
+    comp = compose("Pourquoi la transposition naïve est-elle lente ?", _hits(
+        ("Version naïve", "La transposition naïve lit une matrice de 8192 × 8192 éléments en fp32. "
+                          "La transposition naïve est lente parce que ses écritures à pas touchent 32 secteurs.")))
+    assert "parce que" in comp.quotes[0].text
+
+
+def test_figures_in_tables_are_quoted_with_their_header():
+    table = ("Les chiffres des cartes du projet.\n\n| Carte | SM | L2 |\n| --- | --- | --- |\n"
+             "| A100 SXM | 108 | 40 Mo |\n| H100 SXM | 132 | 50 Mo |\n")
+    comp = compose("Combien de SM sur un H100 SXM ?", _hits(("Cartes", table)))
+    assert comp.quotes[0].text == "| H100 SXM | 132 | 50 Mo |"
+    assert "| Carte | SM | L2 |\n| --- | --- | --- |\n| H100 SXM | 132 | 50 Mo |" in comp.text
+    assert f"[{comp.quotes[0].n}]" in comp.text
+
+
+def test_a_question_asking_for_code_gets_the_code_block():
+    text = ("L'addition de vecteurs en Triton charge deux tuiles et écrit leur somme.\n\n```python\n"
+            "@triton.jit\ndef add(x, y, out, n, BLOCK: tl.constexpr):\n    pass\n```\n")
+    comp = compose("Montre-moi le code de l'addition de vecteurs en Triton", _hits(("Triton", text)))
+    assert comp.quotes[0].text.startswith("L'addition de vecteurs")
+    assert comp.quotes[1].text.startswith("```python") and comp.quotes[1].text in text
+    assert "```python\n@triton.jit" in comp.text
+
+
+def test_near_duplicates_are_not_repeated():
+    comp = compose("Combien de banques compte la mémoire partagée ?", _hits(
+        ("Banques", "La mémoire partagée compte 32 banques de 4 octets. La mémoire partagée d'un SM compte "
+                    "32 banques de 4 octets de large."),
+        ("Conflits", "Deux threads qui lisent la même banque de la mémoire partagée à des adresses différentes "
+                     "font un conflit de banques.")))
+    texts = [q.text for q in comp.quotes]
+    assert sum("32 banques" in t for t in texts) == 1, texts
+
+
+def test_the_previous_answer_is_not_repeated(retriever):
+    q = "Pourquoi la transposition naïve est-elle lente ?"
+    first = compose(q, retriever.search(q))
+    again = compose(q, retriever.search(q), shown=first.text)
+    assert not {x.text for x in first.quotes} & {x.text for x in again.quotes}
+
+
+def test_how_many_leads_with_the_sentence_that_counts_it():
+    comp = compose("Combien de SM sur un H100 ?", _hits(
+        ("Mémoire", "Le H100 offre jusqu'à 228 Ko de mémoire partagée par SM, et 227 Ko au plus par bloc."),
+        ("Organisation", "Le H100 SXM compte 8 GPC pour 132 SM, le reste de la puce étant désactivé.")))
+    assert "132 SM" in comp.quotes[0].text
+
+
+def test_a_count_announced_mid_sentence_is_given_or_skipped():
+    comp = compose("Pourquoi l'idée du megakernel revient-elle en 2025 ?", _hits(
+        ("Retour", "L'idée du megakernel revient en 2025 parce que trois conditions se sont réunies.\n\n"
+                   "- Les noyaux de décodage sont très courts.\n- Les modèles sont servis à petit lot."),
+        ("Cause", "Le megakernel revient en 2025 parce que le décodage à petit lot est dominé par les "
+                  "frontières entre noyaux.")))
+    assert "trois conditions" not in comp.quotes[0].text
+    assert comp.quotes[0].text.startswith("Le megakernel revient en 2025 parce que")
+
+
+def test_a_sentence_that_needs_the_one_before_does_not_lead():
+    comp = compose("Que fait triton.testing.do_bench ?", _hits(
+        ("Mesurer", "`triton.testing.do_bench` applique ces règles pour vous sans effort. "
+                    "`triton.testing.do_bench` chauffe le noyau, vide le cache L2 et rend la médiane des temps "
+                    "mesurés par des événements CUDA.")))
+    assert comp.quotes[0].text.startswith("`triton.testing.do_bench` chauffe le noyau")
+
+
+def test_a_definition_is_found_past_a_parenthesis_and_a_placing_phrase():
+    comp = compose("Que veut dire LDS dans le vocabulaire AMD ?", _hits(
+        ("Portage", "Sur AMD, la LDS est plus petite : 64 Ko par CU sur MI300X."),
+        ("Mémoire", "La LDS (Local Data Share) est la mémoire partagée d'AMD, avec le même rôle que `__shared__`.")))
+    assert comp.quotes[0].text.startswith("La LDS (Local Data Share) est")
+
+
+def test_a_two_part_question_gets_both_parts_in_the_lead():
+    text = ("La mémoire partagée compte 32 banques de 4 octets sur les GPU NVIDIA récents. "
+            "Un conflit survient quand deux threads d'un warp lisent deux mots différents d'une même banque.")
+    comp = compose("Combien de banques compte la mémoire partagée et quand y a-t-il conflit ?",
+                   _hits(("Banques", text)))
+    assert comp.quotes[0].text == text and is_verbatim(comp.quotes[0].text, text)
+
+
+def test_a_table_row_is_chosen_by_its_first_cell():
+    table = ("Le degré du conflit selon le pas.\n\n| pas (mots) | banques distinctes | degré |\n| --- | --- | --- |\n"
+             "| 2 | 16 | 2 voies |\n| 4 | 8 | 4 voies |\n| 8 | 4 | 8 voies |\n")
+    comp = compose("un accès à pas de 8 mots, ça fait un conflit de combien de voies ?", _hits(("Pas", table)))
+    assert comp.quotes[0].text == "| 8 | 4 | 8 voies |"
+
+
+def test_why_prefers_a_cause_that_scores_near_the_best():
+    comp = compose("Pourquoi spécialiser des warps producteurs et consommateurs dans un noyau ?", _hits(
+        ("Spécialisation", "La spécialisation des warps donne à des warps producteurs et consommateurs d'un noyau "
+                           "des rôles différents. Les warps consommateurs du noyau calculent pendant que les producteurs "
+                           "chargent, si bien que la latence de la mémoire est cachée.")))
+    assert "si bien que" in comp.quotes[0].text
+
+
+def test_a_year_question_leads_with_a_year():
+    comp = compose("En quelle année CUDA est-il apparu ?", _hits(
+        ("Histoire", "CUDA a remplacé les shaders détournés du GPGPU par un vrai modèle de programmation. "
+                     "CUDA a été publié en 2007, avec le G80.")))
+    assert "2007" in comp.quotes[0].text
+
+
+def test_a_negated_definition_does_not_lead():
+    comp = compose("définition d'un megakernel, précisément ?", _hits(
+        ("Le mot", "Le mot megakernel ne désigne pas un noyau simplement très long ou très gros."),
+        ("Définition", "Un megakernel est un noyau GPU unique et persistant qui exécute toute la passe avant.")))
+    assert comp.quotes[0].text.startswith("Un megakernel est un noyau")

@@ -20,7 +20,8 @@ HISTORY = Conversation((Turn(FIRST, FIRST, "answer", ("performance-07",), "…")
                                       "Quels résultats rapporte-t-il ?", "Comment marche-t-il ?",
                                       "Pourquoi est-ce asynchrone ?", "Quel est le coût de cette opération ?",
                                       "Comment ça marche sur Blackwell ?", "Pourquoi ?", "Comment le mesurer ?",
-                                      "Comment l'éviter ?"])
+                                      "Comment l'éviter ?", "quelles tolérances pour du bf16 alors ?",
+                                      "why is batch-1 decode the worst case for that?", "and on AMD?"])
 def test_followups_carry_the_previous_topic(question):
     r = resolve(question, HISTORY)
     assert r.followup and r.how == "rule"
@@ -36,7 +37,9 @@ def test_followups_carry_the_previous_topic(question):
                                       "Qu'est-ce que la mémoire partagée ?",
                                       "Qu'est-ce qu'un accès mémoire coalescé et pourquoi est-ce important ?",
                                       "What is a warp and why does it matter?",
-                                      "Quelle est la bande passante de la HBM du H100 ?"])
+                                      "Quelle est la bande passante de la HBM du H100 ?",
+                                      "c koi la coalescence", "c'est quoi la coalescence ?",
+                                      "what's the KV cache?"])
 def test_standalone_questions_stay_as_they_are(question):
     assert resolve(question, HISTORY) == resolve(question, None)
     assert not resolve(question, HISTORY).followup
@@ -81,3 +84,15 @@ def test_two_turn_conversation_end_to_end_and_json_round_trip(retriever):
 def test_invalid_questions_are_not_kept_in_history(retriever):
     _, final = run(answer("   ", Conversation(), retriever=retriever))
     assert Conversation().with_answer(final) == Conversation()
+
+
+def test_a_new_question_after_a_conversation_gets_a_new_answer(retriever):
+    conv = Conversation()
+    for q in ("Pourquoi la transposition naïve est-elle lente ?", "et avec des tuiles de 64 ?"):
+        _, final = run(answer(q, conv, retriever=retriever, threshold=TEST_THRESHOLD))
+        conv = conv.with_answer(final)
+    # the fixture chapters write « padding », not « coalescence »: same shape of question
+    _, new = run(answer("c koi le padding", conv, retriever=retriever, threshold=TEST_THRESHOLD))
+    assert not new.followup and new.resolved_question == "c quoi le padding"
+    assert new.kind == "answer"
+    assert not {q.text for q in new.quotes} & {q.text for q in final.quotes}

@@ -1,17 +1,23 @@
-"""The refusal calibration of ``tuile eval answers`` on known data."""
+"""The eval sets of ``tuile eval answers``: dev and test parts, and their formats."""
 from __future__ import annotations
 
-from evals.answers import _fit, calibrate
+from evals.answers import _clean, _items, load_split
 
 
-def test_fit_separates_separable_scores():
-    t, p, r = _fit(inside=[0.9, 0.95, 1.0], outside=[0.5, 0.6])
-    assert 0.6 < t < 0.9 and (p, r) == (1.0, 1.0)
+def test_bare_off_kind_is_read_as_off():
+    # YAML 1.1 reads `kind: off` as false
+    assert _items([{"q": "x ?", "kind": False}])[0]["kind"] == "off"
+    assert _clean({"q": "x ?", "kind": "near"})["kind"] == "near"
 
 
-def test_calibrate_uses_the_known_term_share_when_cosine_alone_fails():
-    # same cosines inside and outside; only the share of known terms tells them apart
-    inside = [(0.86, 1.0), (0.87, 0.9), (0.85, 1.0), (0.88, 0.8)]
-    outside = [(0.86, 0.3), (0.87, 0.2), (0.85, 0.0), (0.88, 0.25)]
-    fit = calibrate(inside, outside)
-    assert fit["weight"] > 0 and fit["precision"] == 1.0 and fit["recall"] == 1.0
+def test_english_list_is_tagged_and_both_formats_are_read():
+    items = _items({"questions": [{"q": "a ?", "gold": ["x"]}], "english": [{"q": "b?", "gold": ["y"]}]})
+    assert [i.get("lang") for i in items] == [None, "en"]
+    assert _items([{"q": "c ?", "gold": ["z"], "lang": "fr"}])[0]["lang"] == "fr"
+
+
+def test_dev_split_has_every_part():
+    dev = load_split("dev")
+    assert dev["inscope"] and dev["outside"] and dev["conversations"]
+    assert {q.get("kind") for q in dev["outside"]} >= {"off", "near", "trap"}
+    assert all(set(q) >= {"q", "gold"} for q in dev["inscope"])

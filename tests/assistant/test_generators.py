@@ -1,4 +1,4 @@
-"""LLM generators through LangChain's own fake chat model: prompt, citation check, fallback."""
+"""LLM generators through LangChain's own fake chat model: prompt, citation and support checks, fallback."""
 from __future__ import annotations
 
 import pytest
@@ -6,7 +6,7 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 
 from assistant.answer import answer
 from assistant.answer_records import Conversation, Turn
-from assistant.generators import ChatGenerator, build_messages, check_citations, get_generator
+from assistant.generators import ChatGenerator, build_messages, check_citations, check_support, get_generator
 from ingest.config import Config
 from ingest.errors import ConfigError
 
@@ -59,7 +59,10 @@ def test_valid_citations_are_kept_and_linked(retriever):
     assert final.citations[0].link.startswith("corpus/03-performance/07-transposition.md#")
     assert "Sources :" in final.text
     assert len(model.seen) == 1 and "[1] Performance · 7." in model.seen[0][1].content
-    assert sum(p.kind == "text" for p in pieces) > 3           # streamed token by token
+    texts = [p.text for p in pieces if p.kind == "text"]
+    # nothing is shown before the whole reply is checked: it comes in one piece, then the sources
+    assert texts[0].startswith("La version naïve écrit les colonnes") and "9 %" in texts[0]
+    assert texts[1].lstrip().startswith("Sources :")
 
 
 @pytest.mark.parametrize("reply, why", [
@@ -73,8 +76,47 @@ def test_bad_citations_fall_back_to_composed_saying_why(reply, why, retriever):
     assert final.kind == "answer" and final.generator == "composed"
     assert why in final.notice and "réponse composée" in final.notice
     assert final.quotes                                          # the guide's own sentences
-    kinds = [p.kind for p in pieces]
-    assert ("reset" in kinds) == bool(reply)                   # a shown draft is withdrawn
+    assert "reset" not in [p.kind for p in pieces]               # nothing of the reply was shown
+    if reply.strip():
+        assert not any(reply[:25] in p.text for p in pieces), "the unchecked reply reached the reader"
+
+
+SUPPORTED = ("La version naïve écrit les colonnes avec un pas de N éléments [1]. "
+             "Sur le H200, elle plafonne à environ 9 % de la bande passante de la mémoire [1]. ")
+
+
+def test_unsupported_sentences_are_dropped_and_said(retriever):
+    reply = SUPPORTED + "Elle atteint pourtant 75 % de la bande passante grâce au cache L2 [1]."
+    pieces, final = ask(fake(reply), retriever)
+    assert final.generator == "fake" and final.kind == "answer"
+    assert "75 %" not in final.text and "9 %" in final.text
+    assert "retirée" in final.notice
+    assert not any("75 %" in p.text for p in pieces)
+
+
+def test_mostly_unsupported_reply_is_replaced_by_the_composed_answer(retriever):
+    reply = ("Les warps divergent sur les GPU AMD à cause du cache L2 [1]. "
+             "Une transposition naïve atteint 80 % de la bande passante sur B200 [1]. "
+             "La version naïve écrit les colonnes avec un pas de N éléments [1].")
+    pieces, final = ask(fake(reply), retriever)
+    assert final.generator == "composed" and "n'étayent pas" in final.notice
+    assert not any("80 %" in p.text or "AMD" in p.text for p in pieces)
+
+
+@pytest.mark.parametrize("claim, ok", [
+    ("La version naïve écrit les colonnes avec un pas de N éléments [1].", True),
+    ("Sur le H200, la version naïve plafonne à environ 9 % de la bande passante [1].", True),
+    ("Sur le H200, la version naïve plafonne à environ 19 % de la bande passante [1].", False),   # a figure invented
+    ("Les Tensor Cores du B200 calculent en FP4 [1].", False),                                   # another subject
+    ("La version naïve écrit les colonnes avec un pas de N éléments [2].", False),               # the wrong source
+])
+def test_check_support(claim, ok, retriever):
+    hits = retriever.search(Q)
+    sources = [f"{h.label}\n{h.text}" for h in hits]
+    naive = next(i for i, h in enumerate(hits) if h.anchor == "version-naive")
+    claim = claim.replace("[1]", f"[{naive + 1}]").replace("[2]", f"[{(naive + 1) % len(hits) + 1}]")
+    _, _, kept, total = check_support(claim, sources)
+    assert total == 1 and (kept == 1) is ok
 
 
 def test_unreachable_model_gives_composed_answer_and_one_line_notice(retriever):

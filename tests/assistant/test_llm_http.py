@@ -2,9 +2,11 @@
 
 The server is a small ``http.server`` in a thread that speaks the chat-completions
 protocol (JSON, and server-sent events when ``stream`` is true). Its behaviours: a good
-answer with citations, one that stalls before answering, one that stalls mid-stream, one
-that returns malformed output, one that answers HTTP 500; plus a port where nothing
-listens. Each must end in an answer within the timeout, never a traceback or a hang.
+answer with citations, one without citations, one whose cited sentences its sources do
+not support, one that stalls before answering, one that stalls mid-stream, one that
+returns malformed output, one that answers HTTP 500; plus a port where nothing listens.
+Each must end in an answer within the timeout, never a traceback or a hang, and nothing
+of a reply that fails its checks may reach the reader, in the library as in ``tuile ask``.
 """
 from __future__ import annotations
 
@@ -23,6 +25,10 @@ from answer_fixtures import TEST_THRESHOLD, run
 
 GOOD = ("La version naïve écrit les colonnes avec un pas de N éléments [1]. "
         "Elle plafonne vers 9 % de la bande passante [1].")
+UNCITED = ("La transposition naïve est lente parce que les GPU détestent les colonnes. "
+           "Il suffit d'acheter une carte plus récente pour régler le problème.")
+UNSUPPORTED = ("La transposition naïve atteint 80 % de la bande passante sur B200 [1]. "
+               "Les warps divergent à cause du cache L2 de la carte [1].")
 REWRITTEN = "Comment se comporte la transposition avec des tuiles de 64 ?"   # non-streamed calls: rewrites
 TIMEOUT_S = 1.0
 
@@ -73,7 +79,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(b'data: {"id": "c1", "choices": [{"delta": {"content": "La vers\n\ndata: <html>oops</html>\n\n')
             self.wfile.flush()
             return
-        words = GOOD.split(" ")
+        reply = {"uncited": UNCITED, "unsupported": UNSUPPORTED}.get(mode, GOOD)
+        words = reply.split(" ")
         for i, word in enumerate(words):
             self.wfile.write(self._chunk(word + ("" if i == len(words) - 1 else " ")))
             self.wfile.flush()
@@ -131,8 +138,18 @@ def test_faulty_server_gives_composed_answer_and_notice(mode, words, server, ret
     assert words in final.notice, final.notice
     assert "\n" not in final.notice
     assert elapsed < TIMEOUT_S * 4, elapsed                     # no hang
-    if mode == "stall_mid":
-        assert "reset" in [p.kind for p in pieces]             # the half-shown draft is withdrawn
+    assert "reset" not in [p.kind for p in pieces]             # nothing of the reply was shown
+    assert not any("La version naïve écrit" in p.text for p in pieces)
+
+
+@pytest.mark.parametrize("mode, words", [("uncited", "sans citation"), ("unsupported", "n'étayent pas")])
+def test_unchecked_claims_never_reach_the_reader(mode, words, server, retriever):
+    server.mode = mode
+    pieces, final, _ = _ask(server.server_address[1], retriever)
+    assert final.generator == "composed" and words in final.notice and final.quotes
+    shown = "".join(p.text for p in pieces)
+    for claim in ("détestent les colonnes", "acheter une carte", "80 %", "cache L2 de la carte"):
+        assert claim not in shown and claim not in final.text
 
 
 def test_nothing_listening_gives_composed_answer(retriever):
@@ -170,3 +187,27 @@ def test_stalled_server_in_a_conversation_costs_one_timeout_not_two(server, retr
     assert final.followup and final.resolved_question.endswith("et avec des tuiles de 64 ?")   # the rule took over
     assert elapsed < TIMEOUT_S * 1.8, elapsed
     assert len(server.requests) == 1
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory):
+    from answer_fixtures import CORPUS
+    from ingest import ingest
+    config = Config(corpus_dir=CORPUS, index_dir=tmp_path_factory.mktemp("index"))
+    ingest(config)
+    return config
+
+
+@pytest.mark.slow
+def test_tuile_ask_prints_no_uncited_text(server, index, monkeypatch, capsys):
+    from assistant.cli import main
+    server.mode = "uncited"
+    monkeypatch.setenv("TUILE_LLM_BASE_URL", f"http://127.0.0.1:{server.server_address[1]}/v1")
+    monkeypatch.setenv("TUILE_LLM_API_KEY", "cle-de-test")
+    monkeypatch.setenv("TUILE_LLM_TIMEOUT", str(TIMEOUT_S * 5))
+    assert main(["ask", "--llm", "openai:modele-test", "--index", str(index.index_dir),
+                 "À quoi sert le padding contre les conflits de banques ?"]) == 0
+    out, err = capsys.readouterr()
+    assert "détestent" not in out + err and "acheter" not in out + err
+    assert "Pour approfondir" in out, out
+    assert "sans citation" in err, err

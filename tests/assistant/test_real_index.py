@@ -26,7 +26,7 @@ def index(tmp_path_factory):
 
 
 def test_cited_answer_and_followup_on_the_real_retriever(index, sections):
-    from assistant._text import is_verbatim
+    from ingest.sentences import is_verbatim
     retriever = Retriever(index)
     _, first = run(answer("Pourquoi la transposition naïve plafonne-t-elle ?", None, "composed",
                           retriever=retriever, config=index))
@@ -55,3 +55,20 @@ def test_tuile_ask_streams_text(index, capsys):
     assert main(["ask", "--index", str(index.index_dir), "À quoi sert le padding contre les conflits de banques ?"]) == 0
     out = capsys.readouterr().out
     assert "Pour approfondir" in out and "[1]" in out
+
+
+def test_bm25_on_disk_and_both_rankings(index):
+    from assistant.answer import lexicon_for
+    from assistant.query import analyse
+    from ingest.index import generation_dir, read_manifest
+    gen = generation_dir(index.index_dir, read_manifest(index.index_dir)["generation"])
+    assert (gen / "bm25" / "tuile.json").exists()
+    retriever = Retriever(index)
+    query = analyse("How do I avoid shared memory bank conflicts?", "en", lexicon_for(retriever, index))
+    assert "éviter" in query.bridged
+    runs = retriever.search_runs(query, k=3)
+    assert runs.hits and runs.dense and runs.sparse
+    assert runs.sparse[0][0] == "performance-07"      # the padding section answers it, in French
+    _, final = run(answer("How do I avoid shared memory bank conflicts?", None, "composed",
+                          retriever=retriever, config=index))
+    assert final.kind == "answer" and final.decision in ("answer", "partial") and final.language == "en"

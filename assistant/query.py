@@ -1,0 +1,122 @@
+"""A question analysed once: its terms, and for English its French equivalents (the bridge).
+
+``analyse(question, language, lexicon)`` returns a ``Query``: retrieval, the refusal
+decision and the composer all read it, so a question is expanded and analysed once per
+``assistant.answer.answer`` call.
+
+The corpus is French; the dense e5 retriever is multilingual, but BM25 and the sentence
+scorer match words. The bridge gives an English question the French words of the guide:
+term pairs come from the guide's glossary (``- **Conflit de banques** (*bank conflict*) :``),
+from ``assistant/data/en_fr.yaml``, and English phrases of the chapters' front-matter
+``keywords`` count as the guide's own vocabulary. Phrases are matched on English-stemmed
+words, longest first, so "bank conflicts" meets "bank conflict". A French question gets
+the French side of the multi-word glossary phrases it writes in English ("mes bank
+conflicts") as well.
+
+``Lexicon.from_passages(passages, keywords)`` is built once per index generation (~0.4 s
+for 844 passages): the guide's French terms, the English words it uses, the pairs.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterable
+
+import yaml
+
+from ingest.analyzer import content_words, english_term, index_terms, term, terms, words
+from ingest.anchors import fold
+
+_PAIRS_FILE = Path(__file__).parent / "data" / "en_fr.yaml"
+# « - **Conflit de banques** (*bank conflict*) : » in the glossary chapter
+_GLOSSARY_ENTRY = re.compile(r"^\s*[-*]\s+\*\*([^*]+)\*\*\s*\(\*([^*]+)\*\)", re.MULTILINE)
+_MAX_PHRASE = 4
+
+
+def _key(text: str) -> tuple[str, ...]:
+    return tuple(english_term(fold(w)) for w in words(text))
+
+
+@lru_cache(maxsize=1)
+def _file_pairs() -> tuple[tuple[str, str], ...]:
+    data = yaml.safe_load(_PAIRS_FILE.read_text(encoding="utf-8")) or {}
+    return tuple((str(k), str(v)) for k, v in data.items())
+
+
+def glossary_pairs(text: str) -> list[tuple[str, str]]:
+    """(English, French) pairs of the glossary entries in Markdown ``text``."""
+    pairs = []
+    for fr, en in _GLOSSARY_ENTRY.findall(text):
+        for variant in re.split(r"[,;/]", en):
+            variant = variant.strip()
+            if variant and fold(variant) != fold(fr.strip()):
+                pairs.append((variant, fr.strip()))
+    return pairs
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    french: frozenset[str]                   # terms of every passage
+    english: frozenset[str]                  # folded words the guide writes (for English coverage)
+    pairs: dict[tuple[str, ...], str]        # English phrase key -> French words
+
+    @classmethod
+    def from_passages(cls, passages: Iterable, keywords: Iterable[str] = ()) -> "Lexicon":
+        french: set[str] = set()
+        english: set[str] = set()
+        pairs: dict[tuple[str, ...], str] = {}
+        for en, fr in _file_pairs():
+            pairs[_key(en)] = fr
+        for p in passages:
+            text = f"{p.title} {p.section} {p.text}"
+            found = content_words(text)
+            french.update(term(w) for w in found)
+            english.update(english_term(w) for w in found)
+            if "glossaire" in fold(p.title):
+                for en, fr in glossary_pairs(p.text):
+                    pairs.setdefault(_key(en), fr)
+        for kw in keywords:
+            english.update(english_term(w) for w in content_words(kw))
+        return cls(frozenset(french), frozenset(english), pairs)
+
+    def bridge(self, question: str, multiword_only: bool = False) -> tuple[list[str], set[int]]:
+        """French equivalents of the English phrases in ``question``, and the word positions
+        they cover (longest phrase first)."""
+        key = _key(question)
+        found: dict[str, None] = {}
+        covered: set[int] = set()
+        i = 0
+        while i < len(key):
+            for n in range(min(_MAX_PHRASE, len(key) - i), 0 if not multiword_only else 1, -1):
+                fr = self.pairs.get(key[i:i + n])
+                if fr is not None:
+                    found.setdefault(fr, None)
+                    covered.update(range(i, i + n))
+                    i += n
+                    break
+            else:
+                i += 1
+        return list(found), covered
+
+
+@dataclass(frozen=True)
+class Query:
+    text: str                         # the question as searched (the dense retriever reads it)
+    language: str                     # "fr" | "en"
+    expanded: str                     # the question, then the French equivalents of its English terms
+    terms: tuple[str, ...]            # content terms of ``expanded``
+    index_terms: tuple[str, ...]      # BM25 terms of ``expanded``
+    words: tuple[str, ...]            # folded content words of the question itself
+    bridged: tuple[str, ...] = ()     # the French equivalents added
+
+
+def analyse(question: str, language: str = "fr", lexicon: Lexicon | None = None) -> Query:
+    """Analyse ``question`` once (see the module docstring)."""
+    bridged: list[str] = []
+    if lexicon is not None:
+        bridged, _ = lexicon.bridge(question, multiword_only=language != "en")
+    expanded = f"{question} ({' '.join(bridged)})" if bridged else question
+    return Query(question, language, expanded, tuple(terms(expanded)), tuple(index_terms(expanded)),
+                 tuple(content_words(question)), tuple(bridged))

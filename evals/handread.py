@@ -1,0 +1,64 @@
+"""Draw the sample of test questions that a person reads by hand, and print their answers.
+
+    python -m evals.handread [--n 40] [--seed 20261201] [--split test|dev] [--out FILE.json]
+
+Draws ``n`` questions at random (fixed seed) from ``evals/data/answers_inscope_test.yaml``
+(``--split dev``: from ``answers_inscope_dev.yaml`` and ``answers_inscope.yaml``, the sets
+the composer is tuned on),
+runs each through the public entry ``assistant.answer.answer`` (composed generator, the
+configured index) and writes question, kind, lead, points and cited chapters as JSON. The
+verdicts (does the lead answer the question?) are a reader's, written beside them in
+``evals/results/answers-handread-<date>.md``; nothing here judges.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+from pathlib import Path
+
+import yaml
+
+from assistant.answer import answer
+
+HERE = Path(__file__).parent
+
+
+def _clean(item: dict) -> dict:
+    if item.get("kind") is False:      # YAML 1.1 reads a bare `off` as false
+        item["kind"] = "off"
+    return item
+
+
+_SPLITS = {"test": ("answers_inscope_test.yaml",), "dev": ("answers_inscope_dev.yaml", "answers_inscope.yaml")}
+
+
+def sample(n: int, seed: int, split: str = "test") -> list[dict]:
+    items = []
+    for name in _SPLITS[split]:
+        data = yaml.safe_load((HERE / "data" / name).read_text(encoding="utf-8"))
+        items += [_clean(dict(d)) for d in data["questions"]]
+    return random.Random(seed).sample(items, n)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=40)
+    parser.add_argument("--seed", type=int, default=20261201)
+    parser.add_argument("--split", choices=sorted(_SPLITS), default="test")
+    parser.add_argument("--out", default="handread.json")
+    args = parser.parse_args(argv)
+    rows = []
+    for item in sample(args.n, args.seed, args.split):
+        final = list(answer(item["q"], None, "composed"))[-1]
+        rows.append({"q": item["q"], "kind": item.get("kind"), "lang": item.get("lang", "fr"),
+                     "gold": item.get("gold", []), "answer_kind": final.kind, "decision": final.decision,
+                     "lead": final.quotes[0].text if final.quotes else final.text,
+                     "points": [q.text for q in final.quotes[1:]], "chapters": list(final.chapter_ids)})
+    Path(args.out).write_text(json.dumps(rows, ensure_ascii=False, indent=1), encoding="utf-8")
+    print(f"{len(rows)} answers written to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,101 @@
+"""The question analysed once (bridge to French), the refusal decision and its fitting."""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+import pytest
+
+from assistant.answer import answer, lexicon_for
+from assistant.query import Lexicon, analyse, glossary_pairs
+from assistant.relevance import FEATURES, RefusalModel, decide, load_model, trap_sense
+from evals.calibrate import fit_refusal
+
+from answer_fixtures import run
+
+GLOSSARY = """- **Conflit de banques** (*bank conflict*) : un conflit de banques survient quand …
+- **Accès coalescé** (*coalesced access*) : un accès coalescé est …
+- **Warp** : un warp regroupe 32 threads.
+"""
+
+
+@dataclass
+class Passage:
+    title: str
+    section: str
+    text: str
+    chapter_id: str = "annexes-01"
+
+
+def test_glossary_gives_english_french_pairs():
+    assert glossary_pairs(GLOSSARY) == [("bank conflict", "Conflit de banques"), ("coalesced access", "Accès coalescé")]
+
+
+def test_english_phrases_are_bridged_to_the_guides_french_words():
+    lexicon = Lexicon.from_passages([Passage("Glossaire", "C", GLOSSARY)])
+    query = analyse("How do I avoid shared memory bank conflicts?", "en", lexicon)
+    assert "Conflit de banques" in query.bridged and "éviter" in query.bridged
+    assert {"confl", "banqu"} <= set(query.terms)               # French terms BM25 can match
+    assert query.text == "How do I avoid shared memory bank conflicts?"   # the dense side reads the question
+    french = analyse("Pourquoi mes bank conflicts ?", "fr", lexicon)
+    assert french.bridged == ("Conflit de banques",)          # multi-word phrases only for French
+
+
+@pytest.mark.parametrize("question, trap", [
+    ("Comment recompiler le noyau Linux pour une clé Wi-Fi ?", True),
+    ("Comment devenir pilote de ligne ?", True),
+    ("Comment s'inscrire au registre du commerce ?", True),
+    ("How fast is warp drive in Star Trek?", True),
+    ("Comment suivre un thread Twitter ?", True),
+    ("Pourquoi mon noyau Triton est-il lent ?", False),
+    ("Quel pilote NVIDIA installer pour CUDA 12 ?", False),
+    ("Combien de registres par thread sur un H100 ?", False),
+    ("Le coût de lancement d'un produit matriciel", False),
+])
+def test_trap_senses(question, trap):
+    assert trap_sense(question) is trap
+
+
+def test_linear_rule_is_the_old_threshold():
+    model = RefusalModel.linear(0.5, 1.3)
+    assert model.verdict(model.probability({"dense": 0.9, "known": 1.0})) == "answer"    # 1.4 >= 1.3
+    assert model.verdict(model.probability({"dense": 0.9, "known": 1 / 3})) == "refuse"  # 1.07 < 1.3
+
+
+def test_calibrated_model_file_covers_every_feature():
+    model = load_model()
+    assert set(model.weights) == set(FEATURES)
+    assert 0.0 < model.refuse_below <= model.partial_below < 1.0
+
+
+def test_fit_separates_what_the_features_separate():
+    rng = random.Random(1)
+    inside = [{f: rng.gauss(0.0, 1.0) for f in FEATURES} | {"known": rng.uniform(0.8, 1.0)} for _ in range(60)]
+    outside = [{f: rng.gauss(0.0, 1.0) for f in FEATURES} | {"known": rng.uniform(0.0, 0.5)} for _ in range(30)]
+    fit = fit_refusal(inside, outside)
+    assert fit["weights"]["known"] > 0
+    assert fit["cv"]["precision"] >= 0.95 and fit["cv"]["recall"] >= 0.95
+    model = RefusalModel.from_dict(fit)
+    assert model.verdict(model.probability(inside[0])) != "refuse"
+    assert model.verdict(model.probability(outside[0])) == "refuse"
+
+
+def test_decision_on_the_fixture_retriever(retriever):
+    lexicon = lexicon_for(retriever)
+    model = RefusalModel.linear(0.3, 0.95)
+    inside = decide(analyse("Pourquoi la transposition naïve plafonne-t-elle ?", "fr", lexicon),
+                    retriever.search("Pourquoi la transposition naïve plafonne-t-elle ?"), lexicon, model)
+    assert inside.verdict == "answer" and inside.features["known"] == 1.0
+    outside = decide(analyse("Quelle recette de tarte tatin ?", "fr", lexicon),
+                     retriever.search("Quelle recette de tarte tatin ?"), lexicon, model)
+    assert outside.verdict == "refuse"
+
+
+def test_partial_answer_says_what_the_guide_does_not_answer(retriever):
+    # a model whose partial band holds every relevant question: the notice must appear
+    model = RefusalModel({"dense": 1.0, "known": 0.3}, -0.95, {}, {}, 0.5, 0.9999)
+    pieces, final = run(answer("Pourquoi la transposition naïve plafonne-t-elle avec Verilog ?",
+                               retriever=retriever, refusal=model))
+    assert final.kind == "answer" and final.decision == "partial"
+    said = " ".join(p.text for p in pieces)
+    assert "Le guide en parle dans" in said and "sans répondre exactement à" in said and "verilog" in said

@@ -1,0 +1,77 @@
+"""What a question asks for decides the composed answer's lead."""
+from __future__ import annotations
+
+import pytest
+
+from assistant.blocks import section_blocks
+from assistant.intent import question_intent
+from assistant.support import support
+
+
+@pytest.mark.parametrize("question, kind, code", [
+    ("Pourquoi la transposition naïve est-elle lente ?", "why", False),
+    ("What causes shared memory bank conflicts?", "why", False),
+    ("mon noyau ne fait rien et ne plante pas, le tableau de sortie reste à zéro", "why", False),
+    ("my old warp-synchronous code broke on Volta, why?", "why", False),
+    ("Combien de SM sur un H100 ?", "howmuch", False),
+    ("how many TFLOP/s does FlashAttention-4 reach on B200?", "howmuch", False),
+    ("C'est quoi la différence entre CUDA et Triton ?", "compare", False),
+    ("Comment éviter les conflits de banques ?", "how", False),
+    ("how do I write a vector add in Triton?", "how", True),
+    ("Montre-moi le code de l'addition de vecteurs", "", True),
+    ("Qu'est-ce que la coalescence ?", "what", False),
+    ("c quoi la coalescence", "what", False),
+    ("warp", "", False),
+])
+def test_question_intent(question, kind, code):
+    intent = question_intent(question)
+    assert (intent.kind, intent.code) == (kind, code)
+
+
+def test_definition_subject_ignores_the_bridge():
+    assert question_intent("What is a warp? (warp)").subject == {"warp"}
+
+
+def test_section_blocks():
+    text = ("Intro.\n\n1. Lancer le noyau.\n2. Mesurer le temps.\n\n| a | b |\n| --- | --- |\n| 1 | 2 |\n\n"
+            "```python\nx = 1\n```\n")
+    blocks = section_blocks(text)
+    assert blocks.steps == ("Lancer le noyau.", "Mesurer le temps.")
+    assert blocks.tables == (("| a | b |\n| --- | --- |", ("| 1 | 2 |",)),)
+    assert blocks.codes == ("```python\nx = 1\n```",)
+
+
+@pytest.mark.parametrize("claim, ok", [
+    ("Le H100 SXM offre 3.35 TB/s de bande passante HBM [1].", True),      # decimal point, English unit
+    ("Le H100 SXM offre 3,35 To/s de bande passante HBM [1].", True),
+    ("Le H100 SXM offre 4,8 To/s de bande passante HBM [1].", False),       # the H200's figure
+    ("Les cartes grand public n'ont pas de HBM du tout [1].", False),       # words the passage does not hold
+])
+def test_support_reads_words_and_figures(claim, ok):
+    passage = "Le H100 SXM a 80 Go de HBM3 ; sa bande passante HBM est de 3,35 To/s."
+    assert support(claim, [passage]).ok is ok
+
+
+@pytest.mark.parametrize("question, subject, parts", [
+    ("Qu'est-ce qu'une rupture de graphe dans torch.compile ?", {"ruptur", "graph"}, ()),
+    ("À quoi sert la mémoire constante ?", {"memoir", "const"}, ()),
+    ("Quelle différence entre mma.sync, wgmma et tcgen05 ?", set(), ("mma.sync", "wgmma", "tcgen05")),
+    ("taille d'un secteur et d'une ligne de cache sur GPU ?", set(), ("secteur", "lign")),
+    ("Combien de banques compte la mémoire partagée et quand y a-t-il conflit ?", set(), ("banqu", "confl")),
+])
+def test_subject_head_and_parts(question, subject, parts):
+    intent = question_intent(question)
+    assert set(intent.subject) == subject and intent.parts == parts
+
+
+def test_names_and_asking_words():
+    intent = question_intent("how do I give each thread its own random stream with cuRAND?")
+    assert intent.named == {"curand"}
+    assert "blelloch" in question_intent("Comment fonctionne un scan parallèle de Blelloch ?").named
+    assert question_intent("Qu'appelle-t-on exactement un megakernel ?").frame == {"appel"}
+    assert question_intent("Combien de threads au maximum dans un bloc ?").bound
+
+
+def test_a_year_question():
+    intent = question_intent("En quelle année CUDA est-il apparu et qu'a-t-il changé par rapport au GPGPU ?")
+    assert intent.kind == "when" and intent.parts == ("cuda", "chang")
