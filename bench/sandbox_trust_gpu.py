@@ -3,8 +3,12 @@
 Run as root on the GPU host, from the repo root:  python3 bench/sandbox_trust_gpu.py OUTDIR
 (torch, triton and the standard library only; pytest for part 4 when installed). Writes
 OUTDIR/trust-gpu.json (every figure) and OUTDIR/trust-gpu.md (the summary), rewritten
-after each part, so a part that fails or runs out of time loses nothing of the others.
+after each row, so a part that fails or runs out of time loses nothing of the others.
 The whole run is bounded by ``BUDGET_S`` (470 s); each part has its own share.
+
+``--fidelity-only`` (within 150 s): part 2, then part 1 for the honest kernel and the
+exploits that reach the clock (``FIDELITY_EXPLOITS``), nothing else; it writes
+OUTDIR/trust-gpu-fidelity.json and .md.
 
 0. A smoke run (honest kernel, untimed); if the judge under a uid of its own cannot
    share memory with the launcher, the rest runs with the judge kept root.
@@ -48,8 +52,13 @@ from sandbox.records import RunOptions  # noqa: E402
 from sandbox.runner import run_submission  # noqa: E402
 
 MODE = os.environ.get("TUILE_BENCH_MODE", "gpu")
-BUDGET_S = 470.0
-SHARES = {"exploits": 170.0, "fidelity": 80.0, "queue": 110.0, "pytest_gpu": 0.0}  # 0: the rest
+FIDELITY_ONLY = "--fidelity-only" in sys.argv[1:]
+BUDGET_S = 150.0 if FIDELITY_ONLY else 470.0
+# five CLI reports took 7.0-8.4 s each on the H200 (2026-12-01), a run of part 1 up to 9 s
+SHARES = ({"fidelity": 70.0, "exploits": 75.0} if FIDELITY_ONLY else
+          {"exploits": 170.0, "fidelity": 80.0, "queue": 110.0, "pytest_gpu": 0.0})  # 0: the rest
+# the exploits whose end is a figure or a failure of the clock's own checks
+FIDELITY_EXPLOITS = ("timer_patch.py", "lazy_sync.py", "batch_skip.py", "early_done.py")
 EXPLOITS = REPO / "tests" / "sandbox" / "exploits"
 T0 = time.monotonic()
 _SAVE = [lambda: None]   # main() puts its writer here: rows are kept as they come
@@ -65,8 +74,11 @@ def _brief(r) -> dict:
             "median_us": r.median_us, "p10_us": r.p10_us, "p90_us": r.p90_us,
             "gbps": r.gbps, "pct_of_peak": r.pct_of_peak,
             "claimed_median_us": r.claimed_median_us, "batches_us": r.batches_us,
-            "calls_per_batch": r.calls_per_batch, "batch_fixed_us": r.batch_fixed_us,
-            "null_batch_us": r.null_batch_us, "flush_us": r.flush_us,
+            "calls_per_batch": r.calls_per_batch, "short_calls": r.short_calls,
+            "full_batches_us": r.full_batches_us, "short_batches_us": r.short_batches_us,
+            "batch_fixed_us": r.batch_fixed_us, "fixed_cap_us": r.fixed_cap_us,
+            "capped_rounds": r.capped_rounds, "flush_us": r.flush_us,
+            "claimed_span_per_call_us": r.claimed_span_per_call_us,
             "idle_probe_us": r.idle_probe_us, "repetitions": r.repetitions,
             "precheck": r.precheck, "gpu_index": r.gpu_index, "wall_s": r.wall_s,
             "judge_note": r.judge_note, "stderr_tail": r.stderr_tail[-600:]}
@@ -92,8 +104,9 @@ def part_exploits(out: dict) -> None:
     honest = run_submission((EXPLOITS / "honest.py").read_text(), "transposition", opts)
     out["honest"] = _brief(honest)
     rows = out["rows"] = []
+    _SAVE[0]()
     for path in sorted(EXPLOITS.glob("*.py")):
-        if path.name == "honest.py":
+        if path.name == "honest.py" or (FIDELITY_ONLY and path.name not in FIDELITY_EXPLOITS):
             continue
         if time.monotonic() > deadline:
             rows.append({"name": path.name, "skipped": "budget de temps épuisé"})
@@ -143,8 +156,14 @@ def part_fidelity(out: dict) -> None:
         cmd = [sys.executable, "-m", "sandbox.cli", "run", str(src), "-e", "transposition",
                "--json", "--mode", MODE]
         t = time.monotonic()
-        p = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True,
-                           timeout=max(10.0, deadline - time.monotonic() + 30))
+        try:
+            p = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True,
+                               timeout=max(10.0, min(deadline - time.monotonic() + 30,
+                                                     _left() - 5)))
+        except subprocess.TimeoutExpired:
+            runs.append({"rc": None, "wall_s": round(time.monotonic() - t, 2),
+                         "skipped": "délai dépassé"})
+            continue
         wall = time.monotonic() - t
         try:
             data = json.loads(p.stdout)
@@ -154,9 +173,15 @@ def part_fidelity(out: dict) -> None:
                      "median_us": data.get("median_us"), "p10_us": data.get("p10_us"),
                      "p90_us": data.get("p90_us"), "pct_of_peak": data.get("pct_of_peak"),
                      "verdict": data.get("verdict"), "claimed_median_us": data.get("claimed_median_us"),
+                     "batches_us": data.get("batches_us"),
+                     "full_batches_us": data.get("full_batches_us"),
+                     "short_batches_us": data.get("short_batches_us"),
                      "batch_fixed_us": data.get("batch_fixed_us"),
-                     "null_batch_us": data.get("null_batch_us"),
+                     "capped_rounds": data.get("capped_rounds"),
+                     "flush_us": data.get("flush_us"),
+                     "claimed_span_per_call_us": data.get("claimed_span_per_call_us"),
                      "calls_per_batch": data.get("calls_per_batch"),
+                     "timing_note": data.get("timing_note"),
                      "phases_s": data.get("phases_s"), "stderr": p.stderr[-600:],
                      "command": " ".join(cmd[1:])})
         _SAVE[0]()
@@ -242,22 +267,29 @@ def _fmt(v, d=1):
 
 
 def _markdown(res: dict) -> str:
-    lines = [f"# Judge/launcher trust acceptance on the GPU ({res['date']})", "",
+    title = "Judge clock fidelity on the GPU" if FIDELITY_ONLY else \
+        "Judge/launcher trust acceptance on the GPU"
+    flag = " --fidelity-only" if FIDELITY_ONLY else ""
+    lines = [f"# {title} ({res['date']})", "",
              f"- device: {res.get('device')}; host: {res['host']}; python {res['python']}; "
              f"torch {res.get('torch')}; triton {res.get('triton')}",
-             f"- command: `python3 bench/sandbox_trust_gpu.py OUTDIR` (mode {MODE}); "
+             f"- command: `python3 bench/sandbox_trust_gpu.py{flag} OUTDIR` (mode {MODE}); "
              f"wall {res.get('wall_s')} s", ""]
     sm = res["parts"].get("smoke", {})
-    lines += [f"Smoke run: judge with a uid of its own: {sm.get('own_uid', {}).get('correct')} "
-              f"({sm.get('own_uid', {}).get('error', '')[:200]}); judge kept root for the rest: "
-              f"{not sm.get('judge_drop_uid', True)}; {sm.get('own_uid', {}).get('judge_note', '')}", ""]
+    if not FIDELITY_ONLY:
+        lines += [f"Smoke run: judge with a uid of its own: {sm.get('own_uid', {}).get('correct')} "
+                  f"({sm.get('own_uid', {}).get('error', '')[:200]}); judge kept root for the rest: "
+                  f"{not sm.get('judge_drop_uid', True)}; "
+                  f"{sm.get('own_uid', {}).get('judge_note', '')}", ""]
     ex = res["parts"].get("exploits", {})
     h = ex.get("honest", {})
     lines += ["## 1. Exploits, pre-check off (transposition fp32 16384²)", "",
               f"Honest kernel: median {_fmt(h.get('median_us'))} µs, "
               f"{_fmt(h.get('pct_of_peak'))} % of peak, claim {_fmt(h.get('claimed_median_us'))} µs, "
-              f"{h.get('calls_per_batch')} calls per batch, fixed {_fmt(h.get('batch_fixed_us'))} µs "
-              f"(null {_fmt(h.get('null_batch_us'))} µs), flush {_fmt(h.get('flush_us'))} µs.", "",
+              f"span claim {_fmt(h.get('claimed_span_per_call_us'))} µs per call, "
+              f"{h.get('calls_per_batch')} calls per full batch and {h.get('short_calls')} per short "
+              f"one, implied fixed {_fmt(h.get('batch_fixed_us'))} µs (cap {_fmt(h.get('fixed_cap_us'), 0)}, "
+              f"{h.get('capped_rounds')} rounds capped), flush {_fmt(h.get('flush_us'))} µs.", "",
               "| exploit | end | median µs | % peak | claim µs | ok |", "| --- | --- | --- | --- | --- | --- |"]
     for r in ex.get("rows", []):
         if "skipped" in r:
@@ -271,11 +303,19 @@ def _markdown(res: dict) -> str:
               f"Command: `{fi.get('command')}`; do_bench {_fmt(fi.get('do_bench_us'))} µs; median "
               f"of runs {_fmt(fi.get('median_of_runs_us'))} µs ({_fmt(fi.get('vs_do_bench_pct'), 2)} %); "
               f"spread {_fmt(fi.get('spread_pct'), 2)} %; longest report {_fmt(fi.get('max_wall_s'))} s; "
-              f"ok: {fi.get('ok')}", "", "| run | median µs | p10 | p90 | claim µs | wall s |",
-              "| --- | --- | --- | --- | --- | --- |"]
+              f"ok: {fi.get('ok')}", "",
+              "| run | median µs | p10 | p90 | claim µs | span claim µs/call | fixed µs | capped "
+              "| flush µs | N | wall s |", "| --- " * 11 + "|"]
     for i, r in enumerate(fi.get("cli_runs", []), 1):
         lines.append(f"| {i} | {_fmt(r.get('median_us'))} | {_fmt(r.get('p10_us'))} | "
-                     f"{_fmt(r.get('p90_us'))} | {_fmt(r.get('claimed_median_us'))} | {r.get('wall_s')} |")
+                     f"{_fmt(r.get('p90_us'))} | {_fmt(r.get('claimed_median_us'))} | "
+                     f"{_fmt(r.get('claimed_span_per_call_us'))} | {_fmt(r.get('batch_fixed_us'))} | "
+                     f"{r.get('capped_rounds')} | {_fmt(r.get('flush_us'))} | "
+                     f"{r.get('calls_per_batch')} | {r.get('wall_s')} |")
+    if FIDELITY_ONLY:
+        for name, err in res.get("errors", {}).items():
+            lines += ["", f"Part {name} failed: `{err.splitlines()[-1] if err else ''}`"]
+        return "\n".join(lines) + "\n"
     q = res["parts"].get("queue", {})
     lines += ["", "## 3. Ten at once", "",
               f"overlaps {q.get('overlaps')}; max deviation from alone {_fmt(q.get('max_dev_pct'), 2)} %; "
@@ -291,7 +331,9 @@ def _markdown(res: dict) -> str:
 
 
 def main() -> int:
-    outdir = Path(sys.argv[1] if len(sys.argv) > 1 else os.environ.get("OUT", "."))
+    args = [a for a in sys.argv[1:] if a != "--fidelity-only"]
+    outdir = Path(args[0] if args else os.environ.get("OUT", "."))
+    stem = "trust-gpu-fidelity" if FIDELITY_ONLY else "trust-gpu"
     outdir.mkdir(parents=True, exist_ok=True)
     res = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
            "host": platform.node(), "python": platform.python_version(), "mode": MODE,
@@ -307,13 +349,15 @@ def main() -> int:
 
     def save():
         res["wall_s"] = round(time.monotonic() - T0, 1)
-        (outdir / "trust-gpu.json").write_text(json.dumps(res, indent=1, ensure_ascii=False))
-        (outdir / "trust-gpu.md").write_text(_markdown(res))
+        (outdir / f"{stem}.json").write_text(json.dumps(res, indent=1, ensure_ascii=False))
+        (outdir / f"{stem}.md").write_text(_markdown(res))
 
     _SAVE[0] = save
     alone = None
-    for name, fn in (("smoke", part_smoke), ("exploits", part_exploits), ("fidelity", part_fidelity),
-                     ("queue", lambda o: part_queue(o, alone)), ("pytest", part_pytest)):
+    parts = ((("fidelity", part_fidelity), ("exploits", part_exploits)) if FIDELITY_ONLY else
+             (("smoke", part_smoke), ("exploits", part_exploits), ("fidelity", part_fidelity),
+              ("queue", lambda o: part_queue(o, alone)), ("pytest", part_pytest)))
+    for name, fn in parts:
         part = res["parts"][name] = {}
         t = time.monotonic()
         try:

@@ -91,11 +91,15 @@ class KernelReport:
     timing_note: str = ""
     claimed_median_us: float | None = None   # the launcher's own CUDA events: a claim, never the figure
     claimed_span_per_call_us: float | None = None   # its events from first flush to last call, / N (a claim)
-    batches_us: list[float] = field(default_factory=list)   # per-call time of each timed batch
-    calls_per_batch: int = 0
-    batch_fixed_us: float | None = None    # null batch, clamped, removed from every batch
-    null_batch_us: float | None = None     # median null batch before the clamp
-    flush_us: float | None = None          # one L2 flush as the judge measured it alone
+    batches_us: list[float] = field(default_factory=list)   # per-call time of each timed round
+    full_batches_us: list[float] = field(default_factory=list)    # each round's full batch, raw
+    short_batches_us: list[float] = field(default_factory=list)   # each round's short batch, raw
+    calls_per_batch: int = 0               # N, the sets of a full batch
+    short_calls: int = 0                   # K, the sets of a short batch
+    batch_fixed_us: float | None = None    # median fixed cost implied by the two batch sizes
+    fixed_cap_us: float | None = None      # above it, a round is timed with the cap instead
+    capped_rounds: int = 0                 # rounds whose implied fixed cost passed the cap
+    flush_us: float | None = None          # one L2 flush as a batch pays it, timed by the judge
     idle_probe_us: float | None = None     # the judge's tiny kernel + sync before the last batch
     correctness_judged: bool = True        # False in free mode: declared by the module
     precheck: bool = True                  # whether the static pre-check ran

@@ -24,21 +24,28 @@ modules, its descriptors, when it answers and what it says), and what it cannot:
   pointers all end "incorrect".
 - It cannot bend the clock: the figure is the judge's wall clock from resuming the
   stopped launcher to the completion of the judge's own read of a random sample of
-  every output. Events, ``do_bench`` and ``time`` patched in the launcher change only
+  every output, around a full batch (N sets) and a short one (K = 2 sets drawn at
+  random) in each round; per call = (full − short) / (N − K) − flush, the flush timed by
+  the judge alone. Events, ``do_bench`` and ``time`` patched in the launcher change only
   ``claimed_median_us``. Side streams and lazy work are inside the clock, since the
   judge's read of the outputs waits for them or finds poison; a "done" before the work
   ends finds poison in the sample ("early_done"); a kernel left queued before a batch
-  is seen by the idle probe (refused above 200 µs; 21.6 µs idle, ≥ 725 µs busy on the
-  H200); a skipped L2 flush leaves the judge's flush buffer unzeroed (refused).
-- What it can still do to the figure, with bounds: (1) slow its null batch, which is
-  clamped to 550 µs against about 450 µs measured, so at most (550 − 450) / N per call
-  (N ≈ 21 sets of 2.27 GB for the fp32 16384² transposition in 40 % of an H200's free
-  memory: 4.8 µs, 0.9 % of 521 µs); (2) leave a fraction f of one output unwritten at "done": it escapes
-  the 256-position sample with probability (1 − f)^256 and gains at most f of one call,
-  then fails the full check; (3) fuse the N calls of a batch into fewer launches or
-  overlap its flushes with its kernels: every byte is still moved and checked, so it saves
-  only per-launch gaps and ramps (not measured; the physical floor, bytes / peak, still
-  rejects anything above 102 % of the card's peak); (4) slow itself or fail, at will.
+  (or before the judge times its flush) is seen by the idle probe (refused above 200 µs;
+  21.6 µs idle, ≥ 725 µs busy on the H200); a skipped L2 flush leaves the judge's flush
+  buffer unzeroed (refused).
+- What it can still do to the figure, with bounds: (1) slow its short batches by d
+  (it sees K sets in the order): that lowers the per-call time by d / (N − K) and raises
+  the implied fixed cost by d·N / (N − K); past ``FIXED_CAP_US`` (2 000 µs, against
+  1.69–1.76 ms measured per batch on the H200) the round is timed with the cap instead,
+  so it gains at most (cap − true fixed cost) / N per call (N ≈ 42 sets of 2.28 GB for
+  the fp32 16384² transposition in 70 % of an H200's free memory: about 300 / 42 ≈ 7 µs,
+  1.4 % of 521 µs); slowing its full batches only slows its figure; (2) leave a fraction
+  f of one output unwritten at "done": it escapes the 256-position sample with
+  probability (1 − f)^256 and gains at most f of one call, then fails the full check;
+  (3) fuse the N calls of a batch into fewer launches or overlap its flushes with its
+  kernels: every byte is still moved and checked, so it saves only per-launch gaps and
+  ramps (not measured; the physical floor, bytes / peak, still rejects anything above
+  102 % of the card's peak); (4) slow itself or fail, at will.
 - Free mode (``libre``): the inputs and the reference are the submission's, so the judge
   cannot check the values; it checks that inputs stay unchanged and that every output
   element is written, times the same way, and says in the report that correctness was

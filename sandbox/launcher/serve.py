@@ -6,9 +6,9 @@ Commands from the judge, one JSON object each (``sandbox.channel.wire``), answer
 - ``unmap``: let them go;
 - ``call``: one watched call of ``custom_kernel`` on views, then synchronise;
 - ``timing``: remember the views of a timing layout (N input sets, outputs, flushes);
-- ``batch``: for each set k: zero flush k, call on set k (CUDA events around it, kept as
-  a claim), then synchronise once and say done;
-- ``null``: write the judge's value into the judge's small buffer (the null batch);
+- ``batch``: for each set k of the order given: zero flush k, call on set k (CUDA events
+  around it), then synchronise once and say done;
+- ``claims``: the last batch's events, read once the judge's clock has stopped (a claim);
 - ``free_case`` / ``free_fill`` / ``free_check``: free mode, where inputs and reference
   are the submission's own;
 - ``quit``.
@@ -59,7 +59,7 @@ class _Launcher:
         self.layout = None
         self.free_cases: dict[int, tuple] = {}
         self.called = False
-        self.null_views: dict[str, object] = {}
+        self.last_events = None   # (first event, [(start, end)]) of the last GPU batch
 
     # ------------------------------------------------------------ helpers
     def fault(self, exc: BaseException) -> Fault:
@@ -121,7 +121,7 @@ class _Launcher:
 
     def op_unmap(self, msg: dict, fds) -> dict:
         self.layout = None
-        self.null_views = {}
+        self.last_events = None
         for i in msg.get("ids") or []:
             shared = self.maps.pop(int(i), None)
             if shared is not None:   # views still held by the submission die with it
@@ -191,37 +191,41 @@ class _Launcher:
             problem = self.guard.verdict()
             if problem:
                 raise problem
-            return {"claimed_us": []}
-        starts = [torch.cuda.Event(enable_timing=True) for _ in order]
-        ends = [torch.cuda.Event(enable_timing=True) for _ in order]
-        first = torch.cuda.Event(enable_timing=True)
+            return {}
+        # events made as the calls go, and read only on "claims" (after the judge's clock):
+        # host work that grows with N kept out of the time between the GPU's first and last
+        # call, where it would count per call
+        event = lambda: torch.cuda.Event(enable_timing=True)   # noqa: E731
+        pairs = []
         self.guard.reset()
         try:
+            first = event()
             first.record()
-            for i, k in enumerate(order):
+            for k in order:
                 args, flush = self.layout[k]
                 flush.zero_()
-                starts[i].record()
+                start, end = event(), event()
+                start.record()
                 self.guard.call(fn, tuple(args))
-                ends[i].record()
+                end.record()
+                pairs.append((start, end))
             torch.cuda.synchronize()
         except BaseException as exc:
             raise self.fault(exc)
         problem = self.guard.verdict()
         if problem:
             raise problem
-        return {"claimed_us": [1e3 * s.elapsed_time(e) for s, e in zip(starts, ends)],
-                "claimed_span_us": 1e3 * first.elapsed_time(ends[-1]) if ends else None}
-
-    def op_null(self, msg: dict, fds) -> dict:
-        # the view is made once, as a batch's are (in "timing"): same work inside the clock
-        key = json.dumps(msg["target"], sort_keys=True)
-        if key not in self.null_views:
-            self.null_views = {key: self.view(msg["target"])}
-        target = self.null_views[key]
-        target.fill_(float(msg["value"]))
-        self.sync()
+        self.last_events = (first, pairs)
         return {}
+
+    def op_claims(self, msg: dict, fds) -> dict:
+        """The last batch's own events: a claim the judge records, never its figure."""
+        if self.last_events is None:
+            return {"claimed_us": []}
+        first, pairs = self.last_events
+        self.last_events = None
+        return {"claimed_us": [1e3 * s.elapsed_time(e) for s, e in pairs],
+                "claimed_span_us": 1e3 * first.elapsed_time(pairs[-1][1]) if pairs else None}
 
     # free mode: the submission's own inputs and reference (declared, not judged)
     def op_free_case(self, msg: dict, fds) -> dict:
@@ -267,7 +271,7 @@ class _Launcher:
 
     def serve(self) -> None:
         ops = {"map": self.op_map, "unmap": self.op_unmap, "call": self.op_call,
-               "timing": self.op_timing, "batch": self.op_batch, "null": self.op_null,
+               "timing": self.op_timing, "batch": self.op_batch, "claims": self.op_claims,
                "free_case": self.op_free_case, "free_fill": self.op_free_fill,
                "free_check": self.op_free_check}
         while True:
