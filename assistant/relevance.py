@@ -18,7 +18,7 @@ and the guide's vocabulary (``features``):
   ligne », « un thread Twitter »; ``assistant/data/traps.yaml``);
 - ``english``: the question is in English (its words are matched through the bridge).
 
-The weights, the standardisation and both cut points live in
+The weights, the standardisation and the cut points (refusal, English refusal, partial) live in
 ``assistant/data/refusal.yaml``, written by ``python -m evals.answers --calibrate``
 (L2-regularised logistic regression fitted on the dev sets only, with 5-fold
 cross-validated figures recorded beside the weights). Two more candidates, the gap
