@@ -41,8 +41,12 @@ that needs the one before it (« Il a aussi rendu faux … », « Ces papiers so
 « D'abord, … », « … applique ces règles ») scores less. Never quoted: the ``## Sources``
 sections (bibliography) and sentences with unbalanced ``**``. ``shown`` is the previous
 answer of the conversation: its sentences are not repeated.
-Limits: lexical matching only, so a question worded far from the guide gets the opening
-sentences of the best sections rather than the best sentence.
+With a ``reranker`` (``assistant.rerank``, the e5 model), the best lead candidates by these
+rules are ranked again by meaning: each one's score becomes a mix of its rule score and its
+cosine with the question (the sentence read with its chapter and section titles), the mix
+fitted on the dev questions (``evals.fit_rerank``). Without one, matching is lexical only,
+so a question worded far from the guide gets the opening sentences of the best sections
+rather than the best sentence.
 """
 from __future__ import annotations
 
@@ -57,6 +61,7 @@ from ingest.sentences import sentences
 from assistant.answer_records import Citation, Quote
 from assistant.blocks import section_blocks
 from assistant.intent import Intent, question_intent
+from assistant.rerank import LeadReranker
 
 # Measured on the 145 in-scope eval questions, 69 chapters (gold chapter cited):
 # reading 4 sections gives 0.966, 3 give 0.959, 5 no more (0.966) for longer answers;
@@ -151,6 +156,11 @@ _NAMED_WEIGHT = 2.0    # cuRAND, torch.compile: a sentence without the name is a
 # against 1.0, 20 of the 295 dev leads change, read by hand: 9 better, 6 worse, 5 neither
 _YEAR = re.compile(r"\b(?:1[89]|20)\d\d\b")
 _STEP = re.compile(r"\b(d'abord|ensuite|puis|enfin|étape|first|then|finally)\b", re.I)
+# the e5 rerank of the lead: the RERANK_K best candidates by the rules above, each scored
+# (1 - RERANK_MIX) * rule score / best + RERANK_MIX * its cosine rescaled to [0, 1] among them;
+# fitted on the 295 dev questions (evals/results/rerank-fit-dev-2026-12-01.md)
+RERANK_K = 8
+RERANK_MIX = 0.35
 
 
 
@@ -440,10 +450,29 @@ def _piece(c: _Candidate, n: int, first: bool) -> str:
     return f"{c.text} [{n}]\n\n" if first else f"- {c.text} [{n}]\n"
 
 
-def compose(question: str, hits: Sequence, shown: str = "") -> Composition:
+def _reranked(question: str, cands: list[_Candidate], hits: Sequence, reranker: LeadReranker,
+              mix: float, k: int) -> None:
+    """The ``k`` best lead candidates rescored as a mix of rule score and e5 cosine."""
+    top = sorted((c for c in cands if c.lead_ok and c.score > 0), key=lambda c: (-c.score, c.rank, c.position))[:k]
+    if len(top) < 2 or mix <= 0:
+        return
+    passages = [f"{hits[c.rank].title}, {hits[c.rank].section} : {c.text}" for c in top]
+    cos = reranker.similarities(question, passages)
+    low, high, best = min(cos), max(cos), top[0].score
+    if high - low < 1e-9:
+        return
+    chosen = {id(c): x for c, x in zip(top, cos)}
+    for c in cands:     # the others count as the least close, so that none passes the reranked ones by default
+        x = chosen.get(id(c), low)
+        c.score = (1 - mix) * c.score + mix * best * (x - low) / (high - low)
+
+
+def compose(question: str, hits: Sequence, shown: str = "", reranker: LeadReranker | None = None,
+            mix: float = RERANK_MIX, k: int = RERANK_K) -> Composition:
     """Compose a cited answer to ``question`` from ``hits`` (best first); empty if no sentence.
 
     ``shown``: the previous answer's text, whose sentences are not quoted again.
+    ``reranker``: when given, the lead is chosen by rule score and meaning (``mix``, ``k``).
     """
     hits = list(hits)[:_MAX_HITS]
     asked = question_intent(question)
@@ -453,6 +482,8 @@ def compose(question: str, hits: Sequence, shown: str = "") -> Composition:
     if not cands:
         return Composition((), (), (), ())
     _score(cands, hits, set(terms(question)) - asked.frame, asked, normalise_space(shown))
+    if reranker is not None:
+        _reranked(question, cands, hits, reranker, mix, k)
     chosen = _select(cands)
     if not chosen:
         return Composition((), (), (), ())

@@ -26,7 +26,7 @@ Rewriter = Callable[[str, tuple[Turn, ...]], Optional[str]]
 
 _CONNECTORS = ("et ", "et,", "mais ", "alors ", "puis ", "pareil", "idem", "même chose",
                "meme chose", "plutôt ", "plutot ", "ok ", "d'accord", "and ", "what about",
-               "how about", "what if", "same ", "also ", "aussi ")
+               "how about", "what if", "how come", "why not", "same ", "also ", "aussi ")
 _ANAPHORA = frozenset("ça ca cela celui-ci celle-ci ceux-ci celles-ci dernier dernière "
                       "cette cet ces là-dessus it this that these those they them".split())
 _PRONOUN = re.compile(r"(-(?:t-)?)?\b(il|elle|ils|elles)\b")   # group 1: inverted « est-elle »

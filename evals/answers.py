@@ -254,7 +254,9 @@ def calibrate(env: _Env, dev: dict, say) -> dict:
     inside = [q["q"] for q in dev["inscope"] if set(q["gold"]) & env.present]
     inside += [q["question"] for q in load_set("retrieval") if set(q["gold"]) & env.present]
     outside = [q["q"] for q in dev["outside"] if not any(env.mentioned(w) for w in q.get("absent") or [])]
-    fit = fit_refusal([env.features(q) for q in inside], [env.features(q) for q in outside])
+    kept = [q for q in dev["outside"] if not any(env.mentioned(w) for w in q.get("absent") or [])]
+    fit = fit_refusal([env.features(q) for q in inside], [env.features(q) for q in outside],
+                      kinds=[q.get("kind", "off") for q in kept])
     write_model(fit, len(inside), len(outside), len(env.chapters), MODEL_FILE)
     load_model.cache_clear()
     say(f"modèle de refus ajusté : {fit['cv']} (validation croisée)")
@@ -270,9 +272,13 @@ def write_model(fit: dict, n_in: int, n_out: int, chapters: int, path: Path) -> 
         f"# questions only ({n_in} in scope, {n_out} out of scope, {chapters} chapters), on {dt.date.today().isoformat()}.\n"
         f"# {fit['folds']}-fold cross-validated (cut points chosen inside each fold): refusal precision\n"
         f"# {cv['precision']}, recall {cv['recall']}, in-scope refused {cv['inscope_refused']}, in-scope partial\n"
-        f"# {cv['inscope_partial']}; on the fitted data: precision {fitted['precision']}, recall {fitted['recall']}.\n"
+        f"# {cv['inscope_partial']}, English in-scope refused {cv.get('english_refused')}, near-topic refused\n"
+        f"# {cv.get('near_refused')}; on the fitted data: precision {fitted['precision']}, recall {fitted['recall']}.\n"
+        f"# Cut rule: highest cut keeping training in-scope refusals within {fit.get('budget')} per language,\n"
+        "# the English cut never above the French one (evals/calibrate.py).\n"
         "# Re-run it when the corpus or the features change; never on the test sets.\n")
-    body = {k: fit[k] for k in ("weights", "bias", "mean", "scale", "refuse_below", "partial_below")}
+    body = {k: fit[k] for k in ("weights", "bias", "mean", "scale", "refuse_below", "refuse_below_en", "partial_below")
+            if k in fit}
     body.update({"calibrated_on": dt.date.today().isoformat(), "corpus_chapters": chapters,
                  "dev_in_scope": n_in, "dev_out_of_scope": n_out, "l2": fit["l2"], "cv": cv, "fitted": fitted})
     path.write_text(head + yaml.safe_dump(body, sort_keys=False, allow_unicode=True), encoding="utf-8")

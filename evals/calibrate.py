@@ -6,9 +6,11 @@ figures: an L2-regularised logistic regression (numpy, Newton steps) on standard
 features, and two cut points on its probability, both chosen inside each training fold
 so that the cross-validated figures measure the whole recipe:
 
-- ``refuse_below`` maximises the smaller of refusal precision and recall, ties broken
-  towards fewer in-scope refusals (an in-scope question refused costs more to a learner
-  than a near-topic one answered with the nearest sections);
+- ``refuse_below`` (French) and ``refuse_below_en`` (English) are the highest cuts that
+  keep the training fold's in-scope refusals of that language within ``BUDGET`` (French
+  1 %, English 2 %): the operating point is set by the in-scope refusals a learner meets,
+  not by balancing precision and recall (an in-scope question refused costs more than a
+  near-topic one answered from the nearest sections);
 - ``partial_below``: the probability above which at most ``PARTIAL_SHARE`` of in-scope
   questions lie below, bounded by ``refuse_below``: the few in-scope questions the model
   doubts get a partial answer rather than a refusal.
@@ -28,6 +30,12 @@ from assistant.relevance import FEATURES
 L2 = 1.0
 FOLDS = 5
 PARTIAL_SHARE = 0.05
+# Highest in-scope refusal share allowed on the training fold, per language. The balanced
+# cut (max of min(precision, recall)) refused 1.7 % of in-scope dev questions in CV; see
+# assistant/data/refusal.yaml for the figures of this rule.
+# 5-fold CV on dev (603/141): in-scope refused 0.66 %, English 0 %, out of scope 0.872,
+# near-topic 0.761; the balanced cut gave 1.7 % / 0.929 / 0.866.
+BUDGET = {"fr": 0.01, "en": 0.02}
 USED = FEATURES
 
 
@@ -73,6 +81,24 @@ def _cut(p_in: np.ndarray, p_out: np.ndarray) -> float:
     return best
 
 
+def _budget_cut(p_in: np.ndarray, budget: float) -> float:
+    """The highest cut under which at most ``budget`` of ``p_in`` lie (midway between values)."""
+    v = np.sort(p_in)
+    k = int(np.floor(budget * len(v)))       # questions that may be refused
+    if k >= len(v):
+        return 1.0
+    return float((v[k - 1] + v[k]) / 2) if k else float(v[0] / 2)
+
+
+def _cuts(p_in, p_out, en_in) -> tuple[float, float]:
+    """(French cut, English cut), each within its language's in-scope budget."""
+    fr = _budget_cut(p_in[~en_in], BUDGET["fr"]) if (~en_in).any() else _cut(p_in, p_out)
+    # never above the French cut: dev English questions are few and easy (2 % of 129 let
+    # the cut climb to 0.44 and refused 3.1 % in CV)
+    en = min(fr, _budget_cut(p_in[en_in], BUDGET["en"])) if en_in.any() else fr
+    return fr, en
+
+
 def _partial(p_in: np.ndarray, refuse_below: float) -> float:
     above = np.sort(p_in[p_in >= refuse_below])
     if not len(above):
@@ -80,38 +106,56 @@ def _partial(p_in: np.ndarray, refuse_below: float) -> float:
     return float(max(refuse_below, np.quantile(above, PARTIAL_SHARE)))
 
 
-def _scores(p_in, p_out, t, t_partial) -> dict:
-    tp, fp = int((p_out < t).sum()), int((p_in < t).sum())
-    return {"refused_out": tp, "refused_in": fp, "n_in": len(p_in), "n_out": len(p_out),
-            "partial_in": int(((p_in >= t) & (p_in < t_partial)).sum()),
-            "partial_out": int(((p_out >= t) & (p_out < t_partial)).sum())}
+def _scores(p_in, p_out, t, t_partial, en_in=None, en_out=None) -> dict:
+    """Counts with the cut ``t`` (a (French, English) pair applies per question's language)."""
+    t_in, t_out = _per_question(t, p_in, en_in), _per_question(t, p_out, en_out)
+    tp_in, tp_out = np.maximum(t_partial, t_in), np.maximum(t_partial, t_out)
+    en_in = np.zeros(len(p_in), bool) if en_in is None else en_in
+    return {"refused_out": int((p_out < t_out).sum()), "refused_in": int((p_in < t_in).sum()),
+            "refused_in_en": int(((p_in < t_in) & en_in).sum()), "n_in_en": int(en_in.sum()),
+            "n_in": len(p_in), "n_out": len(p_out),
+            "partial_in": int(((p_in >= t_in) & (p_in < tp_in)).sum()),
+            "partial_out": int(((p_out >= t_out) & (p_out < tp_out)).sum())}
+
+
+def _per_question(t, p, en) -> np.ndarray:
+    if isinstance(t, tuple):
+        return np.where(en, t[1], t[0]) if en is not None else np.full(len(p), t[0])
+    return np.full(len(p), t)
 
 
 def _figures(s: dict) -> dict:
     prec = s["refused_out"] / (s["refused_out"] + s["refused_in"]) if s["refused_out"] + s["refused_in"] else 0.0
     return {"precision": round(prec, 4), "recall": round(s["refused_out"] / max(s["n_out"], 1), 4),
             "inscope_refused": round(s["refused_in"] / max(s["n_in"], 1), 4),
+            "english_refused": round(s.get("refused_in_en", 0) / max(s.get("n_in_en", 0), 1), 4),
             "inscope_partial": round(s["partial_in"] / max(s["n_in"], 1), 4),
             "outside_partial": round(s["partial_out"] / max(s["n_out"], 1), 4)}
 
 
 def fit_refusal(inside: list[dict], outside: list[dict], names: tuple[str, ...] = USED,
-                seed: int = 0, l2: float = L2) -> dict:
-    """Model fields and figures (fit on everything given; CV over ``FOLDS`` stratified folds)."""
+                seed: int = 0, l2: float = L2, kinds: list[str] | None = None) -> dict:
+    """Model fields and figures (fit on everything given; CV over ``FOLDS`` stratified folds).
+
+    ``kinds``: the kind of each out-of-scope question ("off", "near", "trap"), for the
+    per-kind cross-validated refusal shares."""
     x_in, x_out = _matrix(inside, names), _matrix(outside, names)
+    en_in = np.array([float(r.get("english", 0.0)) > 0.5 for r in inside], bool)
+    en_out = np.array([float(r.get("english", 0.0)) > 0.5 for r in outside], bool)
     x = np.vstack([x_in, x_out])
     y = np.concatenate([np.ones(len(x_in)), np.zeros(len(x_out))])
     coef, bias, mean, scale = _logistic(x, y, l2)
     p_in, p_out = _prob(x_in, coef, bias, mean, scale), _prob(x_out, coef, bias, mean, scale)
-    t = _cut(p_in, p_out)
-    t_partial = _partial(p_in, t)
-    fitted = _figures(_scores(p_in, p_out, t, t_partial))
+    t = _cuts(p_in, p_out, en_in)
+    t_partial = _partial(p_in, min(t))
+    fitted = _figures(_scores(p_in, p_out, t, t_partial, en_in, en_out))
 
     rng = random.Random(seed)
     idx_in, idx_out = list(range(len(x_in))), list(range(len(x_out)))
     rng.shuffle(idx_in)
     rng.shuffle(idx_out)
-    total = {"refused_out": 0, "refused_in": 0, "n_in": 0, "n_out": 0, "partial_in": 0, "partial_out": 0}
+    total: dict = {}
+    refused_out = np.zeros(len(x_out), bool)
     for k in range(FOLDS):
         test_in, test_out = idx_in[k::FOLDS], idx_out[k::FOLDS]
         train_in = [i for i in idx_in if i not in set(test_in)]
@@ -120,21 +164,29 @@ def fit_refusal(inside: list[dict], outside: list[dict], names: tuple[str, ...] 
         yt = np.concatenate([np.ones(len(train_in)), np.zeros(len(train_out))])
         c, b, m, sc = _logistic(xt, yt, l2)
         tin, tout = _prob(x_in[train_in], c, b, m, sc), _prob(x_out[train_out], c, b, m, sc)
-        tk = _cut(tin, tout)
-        tpk = _partial(tin, tk)
-        s = _scores(_prob(x_in[test_in], c, b, m, sc), _prob(x_out[test_out], c, b, m, sc), tk, tpk)
-        for key in total:
-            total[key] += s[key]
+        tk = _cuts(tin, tout, en_in[train_in])
+        tpk = _partial(tin, min(tk))
+        pin_k, pout_k = _prob(x_in[test_in], c, b, m, sc), _prob(x_out[test_out], c, b, m, sc)
+        s = _scores(pin_k, pout_k, tk, tpk, en_in[test_in], en_out[test_out])
+        refused_out[test_out] = pout_k < _per_question(tk, pout_k, en_out[test_out])
+        for key, v in s.items():
+            total[key] = total.get(key, 0) + v
     cv = _figures(total)
+    if kinds:
+        for kind in sorted(set(kinds)):
+            sel = np.array([k == kind for k in kinds])
+            cv[f"{kind}_refused"] = round(float(refused_out[sel].mean()), 4)
     return {
         "weights": {f: round(float(w), 4) for f, w in zip(names, coef)},
         "bias": round(bias, 4),
         "mean": {f: round(float(v), 4) for f, v in zip(names, mean)},
         "scale": {f: round(float(v), 4) for f, v in zip(names, scale)},
-        "refuse_below": round(t, 4),
+        "refuse_below": round(t[0], 4),
+        "refuse_below_en": round(t[1], 4),
         "partial_below": round(t_partial, 4),
         "fitted": fitted,
         "cv": cv,
         "folds": FOLDS,
         "l2": l2,
+        "budget": dict(BUDGET),
     }
