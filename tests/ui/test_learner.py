@@ -169,14 +169,19 @@ def test_answer_streams_visibly_and_the_chat_shows_its_start(browser, server):
 # ---------------------------------------------------------------- 4. errors as learners see them
 
 def _run_source(page, source: str) -> str:
-    text = "() => { const p = document.querySelector('#tuile-verdict .prose'); return p ? p.innerText : ''; }"
+    """Run and wait for the outcome: a new verdict, or a refusal in the status line (the
+    status line keeps « Exécutée sur … » after a run, so its being empty is no signal)."""
+    text = ("() => { const p = document.querySelector('#tuile-verdict .prose');"
+            " const s = document.querySelector('#tuile-run-status');"
+            " return [p ? p.innerText : '', s ? s.innerText : '']; }")
     before = page.evaluate(text)
     _set_code(page, source)
     page.click("#tuile-run")
-    page.wait_for_function(f"""(prev) => {{ const t = ({text})();
-        return t.trim() !== '' && t !== prev && !document.querySelector('#tuile-run-status').innerText.trim(); }}""",
+    page.wait_for_function(f"""(prev) => {{ const [v, s] = ({text})();
+        return (v.trim() !== '' && v !== prev[0]) || (s.trim().startsWith('⚠') && s !== prev[1]); }}""",
                            arg=before, timeout=180_000)
-    return page.evaluate(text)
+    verdict, status = page.evaluate(text)
+    return status + "\n" + verdict
 
 
 def test_sandbox_errors_read_as_french_without_internal_codes(page):
