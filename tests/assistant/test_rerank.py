@@ -46,3 +46,12 @@ def test_no_mix_is_the_word_overlap_lead(retriever, reranker):
     question = "Pourquoi la transposition naïve est-elle lente ?"
     hits = retriever.search(question)
     assert compose(question, hits, reranker=reranker, mix=0.0).quotes == compose(question, hits).quotes
+
+
+def test_the_rerank_is_opt_in():
+    from assistant.generators import get_generator
+    from ingest.config import load_config
+
+    config = load_config()
+    assert get_generator("composed", config).reranker is None
+    assert get_generator("composed:rerank", config).reranker is not None
