@@ -29,6 +29,7 @@ class Case:
     expected: object          # the judge's reference output (None in free mode)
     tol: tuple[float, float]
     free_id: int | None = None
+    tail: object = None       # the bytes after out in its buffer, poisoned: writes past out
 
     @property
     def inputs(self):
@@ -41,6 +42,12 @@ class Case:
     @property
     def specs(self):
         return self.packed.specs
+
+
+# Bytes watched after each output: a store one row or one block past the end lands there
+# (a 32 × 32 fp32 tile past the end is 4 KiB) instead of in memory nobody reads.
+_GUARD_BYTES = 4096
+_GUARD_VALUE = 0xA5
 
 
 def dtype_name(t) -> str:
@@ -58,10 +65,16 @@ def make_case(j, shape, dtype: str, gen) -> Case:
     private = list(ex.make_inputs(shape, tdtype, gen, j.device))
     expected = ex.reference(tuple(private))
     out = ex.make_output(tuple(private), shape, tdtype)
-    packed = j.session.pack([(tuple(t.shape), dtype_name(t)) for t in (*private, out)])
+    packed = j.session.pack([(tuple(t.shape), dtype_name(t)) for t in (*private, out)]
+                            + [((_GUARD_BYTES,), "uint8")])
+    packed.tensors.pop()
+    packed.specs.pop()   # the guard is the judge's alone: the launcher is never told of it
     for dst, src in zip(packed.tensors, private):
         dst.copy_(src)
-    return Case(packed, private, expected, ex.tolerance(shape, dtype))
+    last = packed.specs[-1]
+    out_end = last["offset"] + packed.tensors[-1].numel() * packed.tensors[-1].element_size()
+    tail = packed.shared.tensor(out_end, (packed.shared.nbytes - out_end,), "uint8")
+    return Case(packed, private, expected, ex.tolerance(shape, dtype), tail=tail)
 
 
 def _arg_names(signature: str, n_inputs: int) -> list[str]:
@@ -119,10 +132,18 @@ def check_output(j, case: Case, context: str, repeated: bool = False) -> None:
 def call_checked(j, case: Case, context: str, repeated: bool = False) -> None:
     """Poison, one call by the launcher, then the judge reads inputs and output back."""
     poison(case.out)
+    if case.tail is not None:
+        case.tail.fill_(_GUARD_VALUE)
     j.sync()
     j.session.ask({"op": "call", "args": case.specs}, j.timeouts["call_s"])
     j.sync()
     check_inputs(j, case)
+    if case.tail is not None and bool((case.tail != _GUARD_VALUE).any()):
+        changed = int((case.tail != _GUARD_VALUE).sum())
+        raise Fault("mismatch", f"{context} : custom_kernel a écrit après la fin de out "
+                    f"({changed} octet(s) hors du tenseur) : un accès hors limites, le plus "
+                    "souvent un masque manquant ou faux (par exemple `cols <= N` au lieu de "
+                    "`cols < N`) ; vérifiez le masque de chaque `tl.store`.")
     check_output(j, case, context, repeated)
 
 
