@@ -4,9 +4,12 @@ Every question goes through the public entry ``assistant.answer.answer`` with th
 generator on the real index. Two splits, read from ``evals/data/``:
 
 - **dev** (tuned on): ``answers_inscope.yaml`` (French questions and an ``english`` list),
-  ``answers_outofscope.yaml``, ``answers_followups.yaml``, plus any ``*_dev.yaml`` part;
+  ``answers_outofscope.yaml``, ``answers_followups.yaml``, plus the ``*_dev.yaml`` parts and
+  the ``*_dev2.yaml`` parts (a first test split: once reported, it was tuned on, so it
+  moved to dev);
 - **test** (never tuned on): ``answers_inscope_test.yaml``, ``answers_outofscope_test.yaml``,
-  ``answers_followups_test.yaml``, written from the chapters by someone who never saw the code.
+  ``answers_followups_test.yaml``, written from the chapters by someone who never saw the
+  code, before the tuning round it reports on.
 
 Figures per split: gold chapter cited (all, French, English), in-scope questions refused
 (all, English), out-of-scope refused (all and per kind: off, near, trap), refusal
@@ -82,9 +85,9 @@ def _clean(item: dict) -> dict:
 def load_split(split: str) -> dict | None:
     """The question sets of ``split`` ("dev" or "test"); None when test is not there."""
     if split == "dev":
-        parts = (("answers_inscope.yaml", "answers_inscope_dev.yaml"),
-                 ("answers_outofscope.yaml", "answers_outofscope_dev.yaml"),
-                 ("answers_followups.yaml", "answers_followups_dev.yaml"))
+        parts = (("answers_inscope.yaml", "answers_inscope_dev.yaml", "answers_inscope_dev2.yaml"),
+                 ("answers_outofscope.yaml", "answers_outofscope_dev.yaml", "answers_outofscope_dev2.yaml"),
+                 ("answers_followups.yaml", "answers_followups_dev.yaml", "answers_followups_dev2.yaml"))
     else:
         parts = (("answers_inscope_test.yaml",), ("answers_outofscope_test.yaml",), ("answers_followups_test.yaml",))
         if not any((DATA / n).exists() for group in parts for n in group):

@@ -2,8 +2,8 @@
 
     python -m evals.fit_rerank [--mixes 0,0.2,0.35,0.5,0.65,0.8,1] [--out leads.json]
 
-Runs every dev in-scope question (``evals/data/answers_inscope_dev.yaml`` and
-``answers_inscope.yaml``; never the test split) through ``assistant.answer.answer`` with the
+Runs every dev in-scope question (``evals/data/answers_inscope_dev.yaml``,
+``answers_inscope_dev2.yaml`` and ``answers_inscope.yaml``; never the test split) through ``assistant.answer.answer`` with the
 composed generator and its e5 reranker, once per mix (``assistant.compose.RERANK_MIX``), and
 counts the leads quoted from one of the question's gold chapters: the label needs no reader
 (a lead from another chapter rarely answers), though a lead from the gold chapter may still
@@ -22,7 +22,7 @@ from assistant.generators import ComposedGenerator
 from assistant.rerank import LeadReranker
 from evals.common import load_set, write_result
 
-_DEV = ("answers_inscope_dev", "answers_inscope")
+_DEV = ("answers_inscope_dev", "answers_inscope_dev2", "answers_inscope")
 
 
 def _lead(final) -> tuple[str, str]:
@@ -58,7 +58,7 @@ def main(argv=None) -> int:
                fromlist=["RERANK_K"]).RERANK_K, "gold_lead": {str(m): hits[m] for m in mixes}, "best_mix": best,
                "seconds": round(time.perf_counter() - start, 1)}
     lines = ["# Mélange règles / e5 pour la phrase de tête : ajustement sur le jeu dev", "",
-             f"{n} questions dev (`answers_inscope_dev.yaml`, `answers_inscope.yaml`), générateur composé, "
+             f"{n} questions dev (`answers_inscope_dev.yaml`, `answers_inscope_dev2.yaml`, `answers_inscope.yaml`), générateur composé, "
              f"{payload['k']} candidates reclassées. Étiquette : la tête est citée d'un chapitre attendu.", "",
              "| mélange (part de e5) | têtes d'un chapitre attendu |", "| --- | --- |"]
     lines += [f"| {m} | {hits[m]} / {n} ({hits[m] / n:.3f}) |" for m in mixes]
