@@ -4,7 +4,10 @@ Run as root on the GPU host, from the repo root:  python3 bench/sandbox_trust_gp
 (torch, triton and the standard library only; pytest for part 4 when installed). Writes
 OUTDIR/trust-gpu.json (every figure) and OUTDIR/trust-gpu.md (the summary), rewritten
 after each row, so a part that fails or runs out of time loses nothing of the others.
-The whole run is bounded by ``BUDGET_S`` (470 s); each part has its own share.
+The whole run is bounded by ``BUDGET_S`` (470 s, ``--budget S`` to change it); each part
+has its own share. ``TUILE_BENCH_WORKERS=W`` runs part 4's pytest commands on W processes
+(pytest-xdist, when the host has it): the attack suite's runtime cases are independent
+jailed processes, and 82 of them one after the other outlast the budget.
 
 ``--fidelity-only`` (within 150 s): part 2, then part 1 for the honest kernel and the
 exploits that reach the clock (``FIDELITY_EXPLOITS``), nothing else; it writes
@@ -53,7 +56,8 @@ from sandbox.runner import run_submission  # noqa: E402
 
 MODE = os.environ.get("TUILE_BENCH_MODE", "gpu")
 FIDELITY_ONLY = "--fidelity-only" in sys.argv[1:]
-BUDGET_S = 150.0 if FIDELITY_ONLY else 470.0
+_BUDGET_ARG = sys.argv[sys.argv.index("--budget") + 1] if "--budget" in sys.argv[1:-1] else None
+BUDGET_S = float(_BUDGET_ARG) if _BUDGET_ARG else (150.0 if FIDELITY_ONLY else 470.0)
 # five CLI reports took 7.0-8.4 s each on the H200 (2026-12-01), a run of part 1 up to 9 s
 SHARES = ({"fidelity": 70.0, "exploits": 75.0} if FIDELITY_ONLY else
           {"exploits": 170.0, "fidelity": 80.0, "queue": 110.0, "pytest_gpu": 0.0})  # 0: the rest
@@ -238,6 +242,10 @@ def _pytest(args: list[str], limit: float) -> dict:
     if subprocess.run([sys.executable, "-c", "import pytest"], capture_output=True).returncode:
         return {"skipped": "pytest absent de cet hôte"}
     cmd = [sys.executable, "-m", "pytest", *args, "-q", "-p", "no:cacheprovider"]
+    workers = os.environ.get("TUILE_BENCH_WORKERS")
+    if workers and not subprocess.run([sys.executable, "-c", "import xdist"],
+                                      capture_output=True).returncode:
+        cmd += ["-n", workers]
     t = time.monotonic()
     try:
         p = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=limit)
@@ -332,6 +340,9 @@ def _markdown(res: dict) -> str:
 
 def main() -> int:
     args = [a for a in sys.argv[1:] if a != "--fidelity-only"]
+    if "--budget" in args:
+        i = args.index("--budget")
+        del args[i:i + 2]
     outdir = Path(args[0] if args else os.environ.get("OUT", "."))
     stem = "trust-gpu-fidelity" if FIDELITY_ONLY else "trust-gpu"
     outdir.mkdir(parents=True, exist_ok=True)

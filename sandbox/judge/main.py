@@ -176,9 +176,9 @@ def main(argv: list[str] | None = None) -> int:
         _record_fault(report, Fault("protocol", f"le processus de la soumission ne répond plus "
                                     f"({exc})"))
     except BaseException as exc:   # a fault of ours, or a resource the launcher exhausted
-        from sandbox import _errors
+        from sandbox import resource_errors
 
-        resource_msg = _errors.translate(exc)
+        resource_msg = resource_errors.translate(exc)
         if resource_msg:
             _record_fault(report, Fault("runtime", resource_msg))
         else:

@@ -23,7 +23,7 @@ import os
 import re
 import traceback
 
-from sandbox import _errors
+from sandbox import resource_errors
 from sandbox.records import Fault
 
 # PyTorch ops a launcher may use: allocations and views. Anything else computes or writes.
@@ -232,7 +232,7 @@ def fault_from_exception(exc: BaseException, guard: Guard | None, path: str, sou
             detail = (getattr(exc, "error_message", None) or short(exc)).strip()
             return Fault("compile", f"erreur de compilation Triton dans le noyau « {kernel} »"
                          + (f", ligne {line}" if line else "") + f" : {detail}", line)
-        resource_msg = _errors.translate(shown)
+        resource_msg = resource_errors.translate(shown)
         if resource_msg:
             return Fault("runtime", (f"ligne {line} : " if line else "") + resource_msg, line)
         if interpreter:
@@ -243,7 +243,7 @@ def fault_from_exception(exc: BaseException, guard: Guard | None, path: str, sou
                          f"{short(exc)} (réduisez les tailles de bloc ou num_stages)", line)
         return Fault("compile", f"le lancement du noyau « {kernel} » a échoué"
                      + (f", ligne {line}" if line else "") + f" : {name} : {short(exc)}", line)
-    resource_msg = _errors.translate(exc) or _errors.translate(shown)
+    resource_msg = resource_errors.translate(exc) or resource_errors.translate(shown)
     if resource_msg:
         return Fault("runtime", (f"ligne {line} : " if line else "") + resource_msg, line)
     return Fault("runtime", f"{name}" + (f" ligne {line}" if line else "")

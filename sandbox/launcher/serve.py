@@ -15,7 +15,6 @@ Commands from the judge, one JSON object each (``sandbox.channel.wire``), answer
 """
 from __future__ import annotations
 
-import importlib.util
 import inspect
 import json
 import os
@@ -27,7 +26,6 @@ from sandbox.channel.buffers import get_backend
 from sandbox.channel.wire import Wire, WireError
 from sandbox.records import Fault
 
-_SUBMISSION_MODULE = "soumission"
 _WAIT_S = 900.0   # between two commands; the jail's run limit is what stops a stuck run
 
 
@@ -77,36 +75,14 @@ class _Launcher:
 
     # ------------------------------------------------------------ load
     def load(self) -> None:
-        from sandbox.launcher.guard import Guard
+        from sandbox.launcher.load import load_submission
 
-        spec = importlib.util.spec_from_file_location(_SUBMISSION_MODULE, self.path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[_SUBMISSION_MODULE] = module
-        try:
-            spec.loader.exec_module(module)
-        except BaseException as exc:   # SystemExit from a submission too
-            f = self.fault(exc)
-            raise Fault("import", f"le module plante au chargement : {f.message}", f.line)
-        self.module = module
-        fn = getattr(module, "custom_kernel", None)
-        if not callable(fn):
-            raise Fault("contract", "la soumission ne définit pas de lanceur custom_kernel : "
-                        f"Tuile appelle {self.cfg['signature']}, qui lance votre noyau "
-                        "@triton.jit.")
-        if self.cfg.get("free"):
-            for name in ("make_inputs", "reference"):
-                if not callable(getattr(module, name, None)):
-                    raise Fault("contract", f"mode libre : la soumission doit définir {name}(…) "
-                                "(voir « tuile kernel template libre »).")
-        stream_id = default_id = None
-        if not self.interpreter:
-            torch = self.torch
-            default_id = torch.cuda.default_stream().cuda_stream
-            stream_id = lambda: torch.cuda.current_stream().cuda_stream   # noqa: E731
         # "run" is marked once the first kernel is compiled, before its first launch (the
         # compile takes 1.2-3.7 s on the H200, a launch microseconds): a kernel that never
         # ends is stopped by the run limit, not after the whole compile limit.
-        self.guard = Guard(self.path, stream_id, default_id, on_first_compile=lambda: _mark("run"))
+        loaded = load_submission(self.path, self.cfg["signature"], interpreter=self.interpreter,
+                                 free=bool(self.cfg.get("free")), on_first_compile=lambda: _mark("run"))
+        self.module, self.guard = loaded.module, loaded.guard
 
     # ------------------------------------------------------------ commands
     def op_map(self, msg: dict, fds: list[int]) -> dict:
@@ -322,9 +298,9 @@ def main(argv: list[str] | None = None) -> int:
         code = 4
     except BaseException as exc:   # report what can be reported, then go
         try:
-            from sandbox import _errors
+            from sandbox import resource_errors
 
-            msg = _errors.translate(exc)
+            msg = resource_errors.translate(exc)
             Wire(sock).send({"op": "fault", "kind": "runtime" if msg else "internal",
                              "message": msg or f"erreur du lanceur : {type(exc).__name__} : "
                                                f"{_short(str(exc), 600)}", "line": None})

@@ -3,9 +3,10 @@
 It builds the exercise's inputs at the job's shape, calls ``custom_kernel`` once outside
 the profiled range (compilation, autotuning), then once between
 ``cudaProfilerStart``/``Stop``; it writes ``profile-info.json`` (shape, dtype, ideal
-bytes, or the submission's error and line) next to the job file. Both calls go through
-the launcher's ``Guard`` and its ``fault_from_exception`` (``sandbox.launcher.guard``),
-so a failing submission gets the same French message and line here as in a judged run.
+bytes, or the submission's error and line) next to the job file. The submission is loaded
+by the launcher's own ``load_submission`` (``sandbox.launcher.load``) and both calls go
+through its ``Guard``, so a failing submission gets the same French message and line here
+as in a judged run.
 Phases are marked for the jail: "compile" while loading, "call" once the submission is
 loaded, "run" once its first kernel is compiled (the guard's hook), "done" at the end.
 
@@ -20,13 +21,13 @@ from pathlib import Path
 
 
 def main(job_path: str) -> None:
-    import importlib.util
-
     import torch
 
     from sandbox.exercises import get_exercise
     from sandbox.jail import mark_phase
-    from sandbox.launcher.guard import Guard, fault_from_exception
+    from sandbox.launcher.guard import fault_from_exception
+    from sandbox.launcher.load import load_submission
+    from sandbox.records import Fault
 
     job = json.loads(Path(job_path).read_text())
     info_path = Path(job_path).with_name("profile-info.json")
@@ -44,13 +45,9 @@ def main(job_path: str) -> None:
     guard = None
     try:
         mark_phase("compile")
-        spec = importlib.util.spec_from_file_location("soumission", path)
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules["soumission"] = mod
-        spec.loader.exec_module(mod)
-        default_id = torch.cuda.default_stream().cuda_stream
-        guard = Guard(path, lambda: torch.cuda.current_stream().cuda_stream, default_id,
-                      on_first_compile=lambda: mark_phase("run"))
+        loaded = load_submission(path, ex.signature, interpreter=False,
+                                 on_first_compile=lambda: mark_phase("run"))
+        mod, guard = loaded.module, loaded.guard
         mark_phase("call")
         gen = torch.Generator(device="cuda").manual_seed(1234)
         inputs = ex.make_inputs(shape, dtype, gen, "cuda")
@@ -64,7 +61,7 @@ def main(job_path: str) -> None:
         torch.cuda.profiler.stop()
         mark_phase("done")
     except BaseException as exc:   # reported as data; the traceback stays in stderr
-        fault = fault_from_exception(exc, guard, path, source, False)
+        fault = exc if isinstance(exc, Fault) else fault_from_exception(exc, guard, path, source, False)
         info["error"] = fault.message[:500]
         info["line"] = fault.line
         Path(info_path).write_text(json.dumps(info))

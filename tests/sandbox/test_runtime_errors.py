@@ -8,7 +8,7 @@ import time
 import pytest
 import torch
 
-from sandbox import _errors
+from sandbox import resource_errors
 from sandbox.records import RunOptions
 from sandbox.runner import run_submission
 
@@ -28,7 +28,7 @@ def _real_host_oom() -> RuntimeError:
 def test_host_allocator_error_becomes_french_with_the_request():
     exc = _real_host_oom()
     assert "allocate" in str(exc)   # torch's own English text, which must not reach the user
-    msg = _errors.translate(exc)
+    msg = resource_errors.translate(exc)
     assert msg.startswith("mémoire de l'hôte épuisée") and "4\u202f096,0\u00a0Tio" in msg
     assert "allocate" not in msg
 
@@ -50,7 +50,7 @@ def test_host_allocator_error_becomes_french_with_the_request():
                   "multiprocessing, you must use the 'spawn' start method"), ["os.fork"]),
 ])
 def test_runtime_errors_translated(exc, fragments):
-    msg = _errors.translate(exc)
+    msg = resource_errors.translate(exc)
     assert msg is not None
     for f in fragments:
         assert f in msg, msg
@@ -64,7 +64,7 @@ _DSA = ("CUDA error: initialization error\nCUDA kernel errors might be asynchron
 @pytest.mark.parametrize("exc", [ValueError("x"), RuntimeError("shape mismatch"), KeyError("k"),
                                  RuntimeError(_DSA)])
 def test_other_errors_left_alone(exc):
-    assert _errors.translate(exc) is None
+    assert resource_errors.translate(exc) is None
 
 
 def test_host_memory_limit_named_end_to_end(tmp_path, monkeypatch):
