@@ -21,3 +21,9 @@ def test_dev_split_has_every_part():
     assert dev["inscope"] and dev["outside"] and dev["conversations"]
     assert {q.get("kind") for q in dev["outside"]} >= {"off", "near", "trap"}
     assert all(set(q) >= {"q", "gold"} for q in dev["inscope"])
+
+
+def test_dev_questions_carry_their_writing_round():
+    dev = load_split("dev")
+    assert {q["set"] for q in dev["inscope"]} == {"first", "dev", "dev2"}
+    assert {q["set"] for q in dev["outside"]} == {"first", "dev", "dev2"}
