@@ -26,7 +26,10 @@ HISTORY = Conversation((Turn(FIRST, FIRST, "answer", ("performance-07",), "…")
                                       "on y accède comment ?", "donc le gain maximal est de combien ?",
                                       "combien de registres dedans ?", "what other libraries do the same?",
                                       "montre-moi le code avec les tuiles de 64", "show me the code",
-                                      "so why is it slower?", "Pourquoi ne le voit-on pas dans Nsight Systems ?"])
+                                      "so why is it slower?", "Pourquoi ne le voit-on pas dans Nsight Systems ?",
+                                      "en quoi c'est différent de CUTLASS ?", "quelle différence avec la version naïve ?",
+                                      "how does it compare to cuBLAS?", "which one is better?", "lequel est le plus rapide ?",
+                                      "what is the speedup?", "explique davantage", "explain in more detail"])
 def test_followups_carry_the_previous_topic(question):
     r = resolve(question, HISTORY)
     assert r.followup and r.how == "rule"
@@ -50,7 +53,12 @@ def test_followups_carry_the_previous_topic(question):
                                       "Comment le compilateur choisit-il le nombre de registres par thread ?",
                                       "Qui a écrit le papier FlashAttention ?",
                                       "Donne-moi un exemple de noyau Triton pour une réduction",
-                                      "Quels sont les autres noms du warp chez AMD ?"])
+                                      "Quels sont les autres noms du warp chez AMD ?",
+                                      "how does cuDF compare to pandas?", "Quelle différence entre un warp et un bloc ?",
+                                      "Triton vs CUDA, lequel choisir pour débuter ?",
+                                      "donne-moi le code d'une réduction en Triton",
+                                      "explique-moi la quantification", "explain FlashAttention to me",
+                                      "what speedup does FlashAttention give over the naive attention?"])
 def test_standalone_questions_stay_as_they_are(question):
     assert resolve(question, HISTORY) == resolve(question, None)
     assert not resolve(question, HISTORY).followup
