@@ -31,7 +31,8 @@ leave-one-set-out cross-validated figures recorded beside the weights). On dev (
 in-scope, 250 out-of-scope questions), leaving out each writing round in turn, the
 seven older features at a 2 % budget refused 2.0 % of in-scope questions (3.7 % in English, 4.3 % on the
 hardest round) for 0.920 of out-of-scope ones refused; these ten, at a 1.5 % budget,
-1.25 % (1.85 %, 2.7 %) for 0.932. Two more candidates, the gap
+1.25 % (1.85 %, 2.7 %) for 0.932, and 0.940 once ``traps.yaml`` named the namesakes of GPU
+architectures and tools (« le pari de Pascal », « Triton, quel dieu grec ? »). Two more candidates, the gap
 between the best and the tenth dense cosine and "both rankings put the same chapter
 first", added nothing in cross-validation (precision/recall 0.930/0.936 with them, 0.929/
 0.929 without, 603 in-scope and 141 out-of-scope dev questions) and were dropped: the gap
@@ -136,9 +137,12 @@ def trap_sense(question: str) -> bool:
     gpu, senses = _traps()
     text = " ".join(normalise(fold(question)).split())
     ws = set(re.findall(r"[\w.-]+", text))
-    if ws & gpu:
-        return False
-    return any(any(w.startswith(word) for w in ws) and cue.search(text) for word, cue in senses.items())
+    for word, cue in senses.items():
+        own = {w for w in ws if w.startswith(word)}
+        # a GPU word in the question clears the other words' everyday senses, not its own
+        if own and cue.search(text) and not (ws & gpu) - own:
+            return True
+    return False
 
 
 @lru_cache(maxsize=1)

@@ -51,6 +51,14 @@ def test_english_phrases_are_bridged_to_the_guides_french_words():
     ("Quel pilote NVIDIA installer pour CUDA 12 ?", False),
     ("Combien de registres par thread sur un H100 ?", False),
     ("Le coût de lancement d'un produit matriciel", False),
+    ("Triton, c'est quel dieu de la mythologie grecque ?", True),     # a GPU word does not clear its own sense
+    ("what is the stress-energy tensor in general relativity?", True),
+    ("Les lois de Kepler, expliquées simplement ?", True),
+    ("Quelle est la taille du noyau d'un atome ?", True),
+    ("Pourquoi mon noyau Triton accumule-t-il mal avec des atomiques ?", False),   # Triton clears « noyau »
+    ("How do tensor cores work on Hopper?", False),
+    ("Comment Pascal gère-t-il la mémoire unifiée ?", False),
+    ("Pourquoi la pression sur les registres baisse l'occupation sur Pascal ?", False),
 ])
 def test_trap_senses(question, trap):
     assert trap_sense(question) is trap
