@@ -367,7 +367,8 @@ _LABELS = {"gold_cited": "chapitre attendu cité", "gold_cited_fr": "… questio
 def _markdown(result: dict) -> str:
     splits = result["splits"]
     names = [n for n in ("dev", "test") if n in splits]
-    lines = ["# Évaluation des réponses (générateur composé), dev et test", "",
+    title = " et ".join(names) if names else "dev"
+    lines = [f"# Évaluation des réponses (générateur composé), {title}", "",
              f"{result['date']} ; {result['machine']} ; corpus de {result['corpus']['chapters']} chapitres "
              f"({result['corpus']['chunks']} passages), embedder {result['conditions']['embedder']}, k = 5.", ""]
     for name in names:
