@@ -18,7 +18,8 @@ precision, partial answers, two-turn follow-ups, quotes verbatim, latency p50/p9
 ``--calibrate`` first fits the refusal model (``evals.calibrate``) on **dev only** (the
 in-scope questions of this eval and of ``retrieval.yaml``, against the out-of-scope dev
 questions) and writes ``assistant/data/refusal.yaml`` with its 5-fold cross-validated
-figures. Results: ``evals/results/answers-<date>.json`` and ``.md`` (date, machine,
+figures and its leave-one-set-out figures (fitted without one writing round of dev files,
+``*.yaml``, ``*_dev.yaml``, ``*_dev2.yaml``, scored on it). ``--dev`` is ``--split dev``. Results: ``evals/results/answers-<date>.json`` and ``.md`` (date, machine,
 corpus size). Questions whose gold chapters are not indexed are skipped and counted; an
 out-of-scope question whose ``absent`` words a chapter now uses is dropped and counted.
 """
@@ -48,6 +49,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="ajuster le modèle de refus sur le jeu dev et l'écrire dans assistant/data/refusal.yaml")
     parser.add_argument("--split", choices=("dev", "test", "both"), default="both",
                         help="jeu évalué : dev, test ou les deux côte à côte (défaut)")
+    parser.add_argument("--dev", dest="split", action="store_const", const="dev",
+                        help="dev seulement (comme --split dev)")
     parser.add_argument("--index", metavar="DIR", help="dossier de l'index (défaut : $TUILE_INDEX)")
     parser.add_argument("--out", metavar="DIR", default=str(RESULTS), help="dossier des résultats")
     parser.add_argument("--quiet", action="store_true", help="n'imprimer que le résumé")
@@ -92,10 +95,16 @@ def load_split(split: str) -> dict | None:
         parts = (("answers_inscope_test.yaml",), ("answers_outofscope_test.yaml",), ("answers_followups_test.yaml",))
         if not any((DATA / n).exists() for group in parts for n in group):
             return None
-    inscope = [q for n in parts[0] for q in _items(_read(n))]
-    outside = [q for n in parts[1] for q in _items(_read(n))]
+    inscope = [dict(q, set=_set_name(n)) for n in parts[0] for q in _items(_read(n))]
+    outside = [dict(q, set=_set_name(n)) for n in parts[1] for q in _items(_read(n))]
     convs = [c for n in parts[2] for c in _items(_read(n), "conversations")]
     return {"inscope": inscope, "outside": outside, "conversations": convs}
+
+
+def _set_name(file_name: str) -> str:
+    """The question set a file belongs to (one writing round): "first", "dev", "dev2", "test"."""
+    stem = Path(file_name).stem
+    return stem.rsplit("_", 1)[1] if stem.endswith(("_dev", "_dev2", "_test")) else "first"
 
 
 def _final(stream):
@@ -254,20 +263,23 @@ def calibrate(env: _Env, dev: dict, say) -> dict:
     from evals.calibrate import fit_refusal
     from evals.common import load_set
 
-    inside = [q["q"] for q in dev["inscope"] if set(q["gold"]) & env.present]
-    inside += [q["question"] for q in load_set("retrieval") if set(q["gold"]) & env.present]
-    outside = [q["q"] for q in dev["outside"] if not any(env.mentioned(w) for w in q.get("absent") or [])]
+    kept_in = [q for q in dev["inscope"] if set(q["gold"]) & env.present]
+    inside = [q["q"] for q in kept_in]
+    retrieval = [q["question"] for q in load_set("retrieval") if set(q["gold"]) & env.present]
     kept = [q for q in dev["outside"] if not any(env.mentioned(w) for w in q.get("absent") or [])]
-    fit = fit_refusal([env.features(q) for q in inside], [env.features(q) for q in outside],
-                      kinds=[q.get("kind", "off") for q in kept])
-    write_model(fit, len(inside), len(outside), len(env.chapters), MODEL_FILE)
+    outside = [q["q"] for q in kept]
+    # the retrieval questions have no out-of-scope partner set: always trained on (set None)
+    groups = ([q.get("set") for q in kept_in] + [None] * len(retrieval), [q.get("set") for q in kept])
+    fit = fit_refusal([env.features(q) for q in inside + retrieval], [env.features(q) for q in outside],
+                      kinds=[q.get("kind", "off") for q in kept], groups=groups)
+    write_model(fit, len(inside) + len(retrieval), len(outside), len(env.chapters), MODEL_FILE)
     load_model.cache_clear()
     say(f"modèle de refus ajusté : {fit['cv']} (validation croisée)")
     return fit
 
 
 def write_model(fit: dict, n_in: int, n_out: int, chapters: int, path: Path) -> None:
-    cv, fitted = fit["cv"], fit["fitted"]
+    cv, fitted, by_set = fit["cv"], fit["fitted"], fit.get("by_set") or {}
     head = (
         "# Refusal model of assistant.relevance: p = sigmoid(bias + sum w_f (x_f - mean_f) / scale_f);\n"
         "# refuse when p < refuse_below, partial answer when p < partial_below, else answer.\n"
@@ -277,13 +289,17 @@ def write_model(fit: dict, n_in: int, n_out: int, chapters: int, path: Path) -> 
         f"# {cv['precision']}, recall {cv['recall']}, in-scope refused {cv['inscope_refused']}, in-scope partial\n"
         f"# {cv['inscope_partial']}, English in-scope refused {cv.get('english_refused')}, near-topic refused\n"
         f"# {cv.get('near_refused')}; on the fitted data: precision {fitted['precision']}, recall {fitted['recall']}.\n"
+        f"# Leave-one-set-out (fitted without one writing round, scored on it): precision\n"
+        f"# {by_set.get('precision')}, recall {by_set.get('recall')}, in-scope refused {by_set.get('inscope_refused')}, "
+        f"English {by_set.get('english_refused')}.\n"
         f"# Cut rule: highest cut keeping training in-scope refusals within {fit.get('budget')} per language,\n"
         "# the English cut never above the French one (evals/calibrate.py).\n"
         "# Re-run it when the corpus or the features change; never on the test sets.\n")
     body = {k: fit[k] for k in ("weights", "bias", "mean", "scale", "refuse_below", "refuse_below_en", "partial_below")
             if k in fit}
     body.update({"calibrated_on": dt.date.today().isoformat(), "corpus_chapters": chapters,
-                 "dev_in_scope": n_in, "dev_out_of_scope": n_out, "l2": fit["l2"], "cv": cv, "fitted": fitted})
+                 "dev_in_scope": n_in, "dev_out_of_scope": n_out, "l2": fit["l2"], "budget": fit.get("budget"),
+                 "cv": cv, "by_set": by_set, "fitted": fitted})
     path.write_text(head + yaml.safe_dump(body, sort_keys=False, allow_unicode=True), encoding="utf-8")
 
 
@@ -314,7 +330,8 @@ def run(args) -> dict:
         "corpus": {"chapters": len(env.chapters), "chunks": env.chunks, "stale_in_index": env.stale},
         "conditions": {"generator": "composed", "embedder": env.config.embedder, "k": 5,
                        "refusal": {"refuse_below": model.refuse_below, "partial_below": model.partial_below,
-                                   "dev_cv": _model_cv(), "dev_sizes": _model_sizes()}},
+                                   "dev_cv": _model_cv(), "dev_by_set": _model_record().get("by_set"),
+                                   "dev_sizes": _model_sizes()}},
         "calibration": calibration,
         "splits": splits,
         "targets": {k: f"{op} {v}" for k, (op, v) in TARGETS.items()},
@@ -350,7 +367,8 @@ _LABELS = {"gold_cited": "chapitre attendu cité", "gold_cited_fr": "… questio
 def _markdown(result: dict) -> str:
     splits = result["splits"]
     names = [n for n in ("dev", "test") if n in splits]
-    lines = ["# Évaluation des réponses (générateur composé), dev et test", "",
+    title = " et ".join(names) if names else "dev"
+    lines = [f"# Évaluation des réponses (générateur composé), {title}", "",
              f"{result['date']} ; {result['machine']} ; corpus de {result['corpus']['chapters']} chapitres "
              f"({result['corpus']['chunks']} passages), embedder {result['conditions']['embedder']}, k = 5.", ""]
     for name in names:
@@ -374,6 +392,14 @@ def _markdown(result: dict) -> str:
                       f"d'ajustement. Estimation honnête sur dev, validation croisée à 5 plis : précision des refus "
                       f"{cv['precision']}, hors sujet refusées {cv['recall']}, questions du sujet refusées "
                       f"{cv['inscope_refused']} (dev élargi : {result['conditions']['refusal'].get('dev_sizes', 'voir refusal.yaml')})."]
+    by_set = result["conditions"]["refusal"].get("dev_by_set")
+    if by_set:
+        lines += ["", "En laissant de côté un jeu dev entier (un tour d'écriture) et en le notant avec le modèle "
+                      f"ajusté sans lui : précision des refus {by_set['precision']}, hors sujet refusées "
+                      f"{by_set['recall']}, questions du sujet refusées {by_set['inscope_refused']} (en anglais "
+                      f"{by_set['english_refused']}) ; par jeu laissé de côté : "
+                      + " ; ".join(f"{k} {v['inscope_refused']} refusées, précision {v['precision']}"
+                                   for k, v in (by_set.get("sets") or {}).items()) + "."]
     if result.get("calibration"):
         cv = result["calibration"]["cv"]
         lines += ["", f"Modèle de refus ajusté sur dev ; validation croisée à {result['calibration']['folds']} plis : "
@@ -397,7 +423,9 @@ def main(argv_or_args=None) -> int:
     result = run(args)
     from evals.common import write_result
 
-    path, _ = write_result("answers", result, _markdown(result), out=Path(args.out))
+    # a one-split run gets its own file: it does not replace the record of both splits
+    tag = "" if args.split == "both" else f"-{args.split}"
+    path, _ = write_result("answers", result, _markdown(result), out=Path(args.out), tag=tag)
     print(f"corpus : {result['corpus']['chapters']} chapitres, {result['corpus']['chunks']} passages")
     for name, s in result["splits"].items():
         if s is None:

@@ -7,13 +7,19 @@ features, and two cut points on its probability, both chosen inside each trainin
 so that the cross-validated figures measure the whole recipe:
 
 - ``refuse_below`` (French) and ``refuse_below_en`` (English) are the highest cuts that
-  keep the training fold's in-scope refusals of that language within ``BUDGET`` (French
-  1 %, English 2 %): the operating point is set by the in-scope refusals a learner meets,
+  keep the training fold's in-scope refusals of that language within ``BUDGET`` (1.5 %
+  each): the operating point is set by the in-scope refusals a learner meets,
   not by balancing precision and recall (an in-scope question refused costs more than a
   near-topic one answered from the nearest sections);
 - ``partial_below``: the probability above which at most ``PARTIAL_SHARE`` of in-scope
   questions lie below, bounded by ``refuse_below``: the few in-scope questions the model
   doubts get a partial answer rather than a refusal.
+
+Besides the k-fold figures, ``groups`` gives leave-one-set-out figures: the whole recipe
+fitted without one question set (one writer, one round) and scored on it. Random folds
+mix every writer's style into training; a new test split does not, and on it the
+in-scope refusals came out at twice the k-fold figure (4.3 % against 2.2 %). The by-set
+figure reproduced that gap (4.3 % on the set held out), so it is the one to keep a margin on.
 """
 from __future__ import annotations
 
@@ -27,6 +33,8 @@ from assistant.relevance import FEATURES
 # (features of assistant.relevance.FEATURES): L2 1.0 gives refusal precision 0.929, recall
 # 0.929, in-scope refused 1.7 %; 0.3 gives 0.923 / 0.936. Dropping the `english` feature
 # costs about 0.02 of precision; dense + known alone (the older rule) reaches 0.85 / 0.85.
+# Again on 903 / 250 with 10 features and the 1.5 % budget: L2 0.3 / 1.0 / 3.0 give recall
+# 0.940 / 0.936 / 0.924 at in-scope refused 1.4 / 1.2 / 1.2 %.
 L2 = 1.0
 FOLDS = 5
 PARTIAL_SHARE = 0.05
@@ -37,7 +45,12 @@ PARTIAL_SHARE = 0.05
 # of scope 0.872, near-topic 0.761; fr 0.5 % / en 1 %: 0.33 % / 0.887 / 0.776; 2 % for both:
 # 2.5 % / 0.950 / 0.910, the only point that meets every goal (≤ 3 %, ≥ 0.90, ≥ 0.85) at once;
 # the balanced cut gave 1.7 % / 0.929 / 0.866.
-BUDGET = {"fr": 0.02, "en": 0.02}
+# With the named-word and per-language features (10 features, 903 in-scope / 250 out-of-scope
+# dev questions): budget 2 % gave k-fold in-scope refused 2.0 %, out of scope 0.956, near
+# 0.930, by-set 1.7 % (the set held out worst: 3.9 %); 1.5 %: 1.2 % / 0.936 / 0.904, by-set
+# 1.25 % (worst set 2.7 %, English 3.5 %); 1 %: 1.0 % / 0.920 / 0.878. 1.5 % keeps every goal
+# on the worst held-out set with the margin the k-fold/test gap asks for.
+BUDGET = {"fr": 0.015, "en": 0.015}
 USED = FEATURES
 
 
@@ -135,12 +148,46 @@ def _figures(s: dict) -> dict:
             "outside_partial": round(s["partial_out"] / max(s["n_out"], 1), 4)}
 
 
+def _fit_and_score(x_in, x_out, en_in, en_out, train_in, train_out, test_in, test_out, l2):
+    """Fit the recipe (model and cuts) on the train indices, count on the test indices."""
+    xt = np.vstack([x_in[train_in], x_out[train_out]])
+    yt = np.concatenate([np.ones(len(train_in)), np.zeros(len(train_out))])
+    c, b, m, sc = _logistic(xt, yt, l2)
+    tin, tout = _prob(x_in[train_in], c, b, m, sc), _prob(x_out[train_out], c, b, m, sc)
+    tk = _cuts(tin, tout, en_in[train_in])
+    tpk = _partial(tin, min(tk))
+    pin_k, pout_k = _prob(x_in[test_in], c, b, m, sc), _prob(x_out[test_out], c, b, m, sc)
+    s = _scores(pin_k, pout_k, tk, tpk, en_in[test_in], en_out[test_out])
+    return s, pout_k < _per_question(tk, pout_k, en_out[test_out])
+
+
+def _by_set(x_in, x_out, en_in, en_out, groups_in, groups_out, l2) -> dict:
+    """Leave-one-set-out figures, overall and per set held out (a None set is always trained on)."""
+    names = sorted({g for g in list(groups_in) + list(groups_out) if g is not None})
+    total: dict = {}
+    per_set = {}
+    for g in names:
+        test_in = [i for i, h in enumerate(groups_in) if h == g]
+        test_out = [i for i, h in enumerate(groups_out) if h == g]
+        if not test_in or not test_out:
+            continue
+        train_in = [i for i, h in enumerate(groups_in) if h != g]
+        train_out = [i for i, h in enumerate(groups_out) if h != g]
+        s, _ = _fit_and_score(x_in, x_out, en_in, en_out, train_in, train_out, test_in, test_out, l2)
+        per_set[g] = _figures(s)
+        for key, v in s.items():
+            total[key] = total.get(key, 0) + v
+    return {**_figures(total), "sets": per_set} if total else {}
+
+
 def fit_refusal(inside: list[dict], outside: list[dict], names: tuple[str, ...] = USED,
-                seed: int = 0, l2: float = L2, kinds: list[str] | None = None) -> dict:
+                seed: int = 0, l2: float = L2, kinds: list[str] | None = None,
+                groups: tuple[list, list] | None = None) -> dict:
     """Model fields and figures (fit on everything given; CV over ``FOLDS`` stratified folds).
 
     ``kinds``: the kind of each out-of-scope question ("off", "near", "trap"), for the
-    per-kind cross-validated refusal shares."""
+    per-kind cross-validated refusal shares. ``groups``: (set of each in-scope question,
+    set of each out-of-scope one), for the leave-one-set-out figures (``by_set``)."""
     x_in, x_out = _matrix(inside, names), _matrix(outside, names)
     en_in = np.array([float(r.get("english", 0.0)) > 0.5 for r in inside], bool)
     en_out = np.array([float(r.get("english", 0.0)) > 0.5 for r in outside], bool)
@@ -162,15 +209,8 @@ def fit_refusal(inside: list[dict], outside: list[dict], names: tuple[str, ...] 
         test_in, test_out = idx_in[k::FOLDS], idx_out[k::FOLDS]
         train_in = [i for i in idx_in if i not in set(test_in)]
         train_out = [i for i in idx_out if i not in set(test_out)]
-        xt = np.vstack([x_in[train_in], x_out[train_out]])
-        yt = np.concatenate([np.ones(len(train_in)), np.zeros(len(train_out))])
-        c, b, m, sc = _logistic(xt, yt, l2)
-        tin, tout = _prob(x_in[train_in], c, b, m, sc), _prob(x_out[train_out], c, b, m, sc)
-        tk = _cuts(tin, tout, en_in[train_in])
-        tpk = _partial(tin, min(tk))
-        pin_k, pout_k = _prob(x_in[test_in], c, b, m, sc), _prob(x_out[test_out], c, b, m, sc)
-        s = _scores(pin_k, pout_k, tk, tpk, en_in[test_in], en_out[test_out])
-        refused_out[test_out] = pout_k < _per_question(tk, pout_k, en_out[test_out])
+        s, refused = _fit_and_score(x_in, x_out, en_in, en_out, train_in, train_out, test_in, test_out, l2)
+        refused_out[test_out] = refused
         for key, v in s.items():
             total[key] = total.get(key, 0) + v
     cv = _figures(total)
@@ -178,6 +218,7 @@ def fit_refusal(inside: list[dict], outside: list[dict], names: tuple[str, ...] 
         for kind in sorted(set(kinds)):
             sel = np.array([k == kind for k in kinds])
             cv[f"{kind}_refused"] = round(float(refused_out[sel].mean()), 4)
+    by_set = _by_set(x_in, x_out, en_in, en_out, groups[0], groups[1], l2) if groups else {}
     return {
         "weights": {f: round(float(w), 4) for f, w in zip(names, coef)},
         "bias": round(bias, 4),
@@ -188,6 +229,7 @@ def fit_refusal(inside: list[dict], outside: list[dict], names: tuple[str, ...] 
         "partial_below": round(t_partial, 4),
         "fitted": fitted,
         "cv": cv,
+        "by_set": by_set,
         "folds": FOLDS,
         "l2": l2,
         "budget": dict(BUDGET),

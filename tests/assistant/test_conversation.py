@@ -21,7 +21,15 @@ HISTORY = Conversation((Turn(FIRST, FIRST, "answer", ("performance-07",), "…")
                                       "Pourquoi est-ce asynchrone ?", "Quel est le coût de cette opération ?",
                                       "Comment ça marche sur Blackwell ?", "Pourquoi ?", "Comment le mesurer ?",
                                       "Comment l'éviter ?", "quelles tolérances pour du bf16 alors ?",
-                                      "why is batch-1 decode the worst case for that?", "and on AMD?"])
+                                      "why is batch-1 decode the worst case for that?", "and on AMD?",
+                                      "comment on le mesure ?", "pourquoi c'est le thread 0 qui la lance ?",
+                                      "on y accède comment ?", "donc le gain maximal est de combien ?",
+                                      "combien de registres dedans ?", "what other libraries do the same?",
+                                      "montre-moi le code avec les tuiles de 64", "show me the code",
+                                      "so why is it slower?", "Pourquoi ne le voit-on pas dans Nsight Systems ?",
+                                      "en quoi c'est différent de CUTLASS ?", "quelle différence avec la version naïve ?",
+                                      "how does it compare to cuBLAS?", "which one is better?", "lequel est le plus rapide ?",
+                                      "what is the speedup?", "explique davantage", "explain in more detail"])
 def test_followups_carry_the_previous_topic(question):
     r = resolve(question, HISTORY)
     assert r.followup and r.how == "rule"
@@ -39,7 +47,18 @@ def test_followups_carry_the_previous_topic(question):
                                       "What is a warp and why does it matter?",
                                       "Quelle est la bande passante de la HBM du H100 ?",
                                       "c koi la coalescence", "c'est quoi la coalescence ?",
-                                      "what's the KV cache?"])
+                                      "what's the KV cache?",
+                                      "Comment s'y prendre pour mesurer la bande passante de la HBM ?",
+                                      "Y a-t-il des conflits de banques en mémoire partagée ?",
+                                      "Comment le compilateur choisit-il le nombre de registres par thread ?",
+                                      "Qui a écrit le papier FlashAttention ?",
+                                      "Donne-moi un exemple de noyau Triton pour une réduction",
+                                      "Quels sont les autres noms du warp chez AMD ?",
+                                      "how does cuDF compare to pandas?", "Quelle différence entre un warp et un bloc ?",
+                                      "Triton vs CUDA, lequel choisir pour débuter ?",
+                                      "donne-moi le code d'une réduction en Triton",
+                                      "explique-moi la quantification", "explain FlashAttention to me",
+                                      "what speedup does FlashAttention give over the naive attention?"])
 def test_standalone_questions_stay_as_they_are(question):
     assert resolve(question, HISTORY) == resolve(question, None)
     assert not resolve(question, HISTORY).followup

@@ -8,7 +8,7 @@ import pytest
 
 from assistant.answer import answer, lexicon_for
 from assistant.query import Lexicon, analyse, glossary_pairs
-from assistant.relevance import FEATURES, RefusalModel, decide, load_model, trap_sense
+from assistant.relevance import FEATURES, RefusalModel, coverage, decide, load_model, named_words, trap_sense
 from evals.calibrate import fit_refusal
 
 from answer_fixtures import run
@@ -51,9 +51,50 @@ def test_english_phrases_are_bridged_to_the_guides_french_words():
     ("Quel pilote NVIDIA installer pour CUDA 12 ?", False),
     ("Combien de registres par thread sur un H100 ?", False),
     ("Le coût de lancement d'un produit matriciel", False),
+    ("Triton, c'est quel dieu de la mythologie grecque ?", True),     # a GPU word does not clear its own sense
+    ("what is the stress-energy tensor in general relativity?", True),
+    ("Les lois de Kepler, expliquées simplement ?", True),
+    ("Quelle est la taille du noyau d'un atome ?", True),
+    ("Pourquoi mon noyau Triton accumule-t-il mal avec des atomiques ?", False),   # Triton clears « noyau »
+    ("How do tensor cores work on Hopper?", False),
+    ("Comment Pascal gère-t-il la mémoire unifiée ?", False),
+    ("Pourquoi la pression sur les registres baisse l'occupation sur Pascal ?", False),
 ])
 def test_trap_senses(question, trap):
     assert trap_sense(question) is trap
+
+
+@pytest.mark.parametrize("question, missing, named", [
+    ("Comment écrire un shader pour Unity ?", ["unity"], 1),          # capitalised inside the sentence
+    ("how do I install OptiFine shaders?", ["optifine"], 1),          # a capital past the first letter
+    ("j'ai un OOM à l'entraînement", ["oom"], 1),
+    ("Unity, c'est quoi ?", ["unity"], 0),                            # first word: any word is capitalised
+    ("ma pâte thermique est sèche", ["pate"], 0),
+    ("Pourquoi mon GPU Rust est-il lent ?", ["rust", "lent"], 1),
+])
+def test_named_words_are_the_missing_words_written_as_names(question, missing, named):
+    assert named_words(question, missing) == named
+
+
+def test_numbers_and_inflected_everyday_words_count_as_covered():
+    lexicon = Lexicon.from_passages([Passage("Warps", "W", "Un warp regroupe 32 threads.")])
+    share, missing = coverage(analyse("why is my warp 1.7x slower?", "en", lexicon), lexicon)
+    assert share == 1.0 and missing == ()
+    share, missing = coverage(analyse("the warp moves while moving", "en", lexicon), lexicon)
+    assert missing == ()                       # "moves", "moving": the general "move" by stem
+    share, missing = coverage(analyse("un warp pour Minecraft", "fr", lexicon), lexicon)
+    assert missing == ("minecraft",) and share == 0.5
+
+
+def test_english_slopes_are_zero_for_french_questions(retriever):
+    lexicon = lexicon_for(retriever)
+    french = decide(analyse("Pourquoi la transposition naïve plafonne-t-elle ?", "fr", lexicon),
+                    retriever.search("Pourquoi la transposition naïve plafonne-t-elle ?"), lexicon)
+    assert french.features["known_en"] == 0.0 and french.features["dense_en"] == 0.0
+    english = decide(analyse("Why does the naive transpose plateau?", "en", lexicon),
+                     retriever.search("Why does the naive transpose plateau?"), lexicon)
+    assert english.features["known_en"] == english.features["known"]
+    assert english.features["dense_en"] == english.features["dense"] > 0
 
 
 def test_linear_rule_is_the_old_threshold():
@@ -75,9 +116,20 @@ def test_fit_separates_what_the_features_separate():
     fit = fit_refusal(inside, outside)
     assert fit["weights"]["known"] > 0
     assert fit["cv"]["precision"] >= 0.95 and fit["cv"]["recall"] >= 0.95
+    assert fit["by_set"] == {}                 # no sets given: no leave-one-set-out figures
     model = RefusalModel.from_dict(fit)
     assert model.verdict(model.probability(inside[0])) != "refuse"
     assert model.verdict(model.probability(outside[0])) == "refuse"
+
+
+def test_leave_one_set_out_holds_each_set_out_once():
+    rng = random.Random(2)
+    inside = [{f: rng.gauss(0.0, 1.0) for f in FEATURES} | {"known": rng.uniform(0.8, 1.0)} for _ in range(90)]
+    outside = [{f: rng.gauss(0.0, 1.0) for f in FEATURES} | {"known": rng.uniform(0.0, 0.5)} for _ in range(45)]
+    groups = (["a", "b", None] * 30, ["a", "b", "b"] * 15)    # None: always trained on
+    fit = fit_refusal(inside, outside, groups=groups)
+    assert set(fit["by_set"]["sets"]) == {"a", "b"}
+    assert fit["by_set"]["recall"] >= 0.9 and fit["by_set"]["inscope_refused"] <= 0.1
 
 
 def test_decision_on_the_fixture_retriever(retriever):

@@ -1,7 +1,9 @@
 """The eval sets of ``tuile eval answers``: dev and test parts, and their formats."""
 from __future__ import annotations
 
-from evals.answers import _clean, _items, load_split
+import argparse
+
+from evals.answers import _clean, _items, _set_name, add_arguments, load_split
 
 
 def test_bare_off_kind_is_read_as_off():
@@ -21,3 +23,18 @@ def test_dev_split_has_every_part():
     assert dev["inscope"] and dev["outside"] and dev["conversations"]
     assert {q.get("kind") for q in dev["outside"]} >= {"off", "near", "trap"}
     assert all(set(q) >= {"q", "gold"} for q in dev["inscope"])
+
+
+def test_dev_questions_carry_their_writing_round():
+    dev = load_split("dev")
+    assert {q["set"] for q in dev["inscope"]} == {"first", "dev", "dev2"}
+    assert {q["set"] for q in dev["outside"]} == {"first", "dev", "dev2"}
+
+
+def test_set_names_and_the_dev_flag():
+    assert [_set_name(n) for n in ("answers_inscope.yaml", "answers_outofscope_dev.yaml", "answers_followups_dev2.yaml")] \
+        == ["first", "dev", "dev2"]
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    assert parser.parse_args(["--dev"]).split == "dev"
+    assert parser.parse_args([]).split == "both"
