@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from ui_steps import ask, open_tab
 
 pytestmark = pytest.mark.browser
 
@@ -25,15 +26,6 @@ WATCH_STREAM = """() => {
 }"""
 
 
-def _tab(page, name: str) -> None:
-    page.get_by_role("tab", name=name).click()
-
-
-def _ask(page, question: str) -> None:
-    page.fill("#tuile-question textarea", question)
-    page.click("#tuile-send")
-
-
 def _in_viewport(page, selector: str) -> bool:
     return page.evaluate("""(sel) => { const el = document.querySelector(sel); if (!el) return false;
         const r = el.getBoundingClientRect(); return r.top >= -2 && r.top < window.innerHeight; }""", selector)
@@ -41,7 +33,7 @@ def _in_viewport(page, selector: str) -> bool:
 
 def test_question_streams_a_cited_answer(page, shot):
     page.evaluate(WATCH_STREAM)
-    _ask(page, QUESTION)
+    ask(page, QUESTION)
     page.wait_for_selector("#tuile-sources blockquote", timeout=30_000)
     chat = page.locator("#tuile-chat")
     citation = chat.locator("a[href*='corpus/03-performance/']").first
@@ -56,7 +48,7 @@ def test_question_streams_a_cited_answer(page, shot):
 
 
 def test_citation_opens_the_chapter_at_its_section(page, shot):
-    _ask(page, QUESTION)
+    ask(page, QUESTION)
     link = page.locator("#tuile-chat a[href*='corpus/03-performance/']").first
     link.wait_for(timeout=30_000)
     href = link.get_attribute("href")
@@ -75,19 +67,19 @@ def test_citation_opens_the_chapter_at_its_section(page, shot):
 def test_empty_and_oversized_questions_get_a_clear_message(page):
     page.click("#tuile-send")
     page.get_by_text("La question est vide").wait_for(timeout=30_000)
-    _ask(page, "Pourquoi " + "très " * 600 + "lent ?")
+    ask(page, "Pourquoi " + "très " * 600 + "lent ?")
     page.get_by_text("La question est trop longue").wait_for(timeout=30_000)
 
 
 def test_reading_path_question_hands_over_to_parcours(page):
-    _ask(page, "Par quoi commencer si je connais PyTorch ?")
+    ask(page, "Par quoi commencer si je connais PyTorch ?")
     page.wait_for_function("() => document.querySelector('[role=tab][aria-selected=true]').innerText.includes('Parcours')",
                            timeout=20_000)
     page.get_by_text("Qu'est-ce que vous savez déjà ?").wait_for(timeout=10_000)
 
 
 def test_reading_path_by_buttons_with_progress_kept(page, shot):
-    _tab(page, "Parcours")
+    open_tab(page, "Parcours")
     page.get_by_role("button", name="Utiliser PyTorch, jamais écrit de noyau").click()
     page.get_by_role("button", name="Écrire mon premier noyau utile").click()
     checklist = page.locator("#tuile-checklist")
@@ -100,7 +92,7 @@ def test_reading_path_by_buttons_with_progress_kept(page, shot):
     page.locator("#tuile-parcours-progres").get_by_text("1 chapitre lu").wait_for(timeout=10_000)
     shot(page, "parcours")
     page.reload()
-    _tab(page, "Parcours")
+    open_tab(page, "Parcours")
     page.locator("#tuile-checklist input.tuile-lu[data-id='performance-07']:checked").wait_for(timeout=15_000)
     page.click("#tuile-parcours-retour")
     page.get_by_text("Qu'est-ce que vous voulez en faire ?").wait_for(timeout=10_000)
@@ -109,7 +101,7 @@ def test_reading_path_by_buttons_with_progress_kept(page, shot):
 
 
 def test_reading_path_by_free_text(page):
-    _tab(page, "Parcours")
+    open_tab(page, "Parcours")
     page.fill("#tuile-parcours-texte textarea", "je connais pytorch mais je n'ai jamais écrit de noyau")
     page.click("#tuile-parcours-repondre")
     page.get_by_text("Qu'est-ce que vous voulez en faire ?").wait_for(timeout=10_000)
@@ -119,7 +111,7 @@ def test_reading_path_by_free_text(page):
 
 
 def test_naive_transpose_gets_the_correctness_verdict(page, shot):
-    _tab(page, "Bac à sable")
+    open_tab(page, "Bac à sable")
     assert "justesse seulement" in page.locator("#tuile-sandbox-mode").inner_text()
     page.locator("#tuile-code").get_by_text("transposition_kernel").first.wait_for(timeout=15_000)
     page.click("#tuile-start input")
@@ -135,7 +127,7 @@ def test_naive_transpose_gets_the_correctness_verdict(page, shot):
 
 
 def test_table_of_contents_opens_a_chapter(page, shot):
-    _tab(page, "Le guide")
+    open_tab(page, "Le guide")
     page.locator("#tuile-toc a", has_text="Étude de cas : la transposition de matrice").click()
     viewer = page.locator("#tuile-viewer")
     viewer.locator("h1", has_text="Étude de cas : la transposition de matrice").wait_for(timeout=15_000)
@@ -162,14 +154,14 @@ def test_errors_become_french_messages_and_the_server_keeps_serving(browser, bro
     page = context.new_page()
     page.goto(broken_server)
     page.wait_for_selector("#tuile-question textarea", timeout=30_000)
-    _ask(page, "Qu'est-ce qu'un warp ?")
+    ask(page, "Qu'est-ce qu'un warp ?")
     page.locator("#tuile-chat").get_by_text("aucun index").wait_for(timeout=20_000)
-    _tab(page, "Bac à sable")
+    open_tab(page, "Bac à sable")
     page.locator("#tuile-code").get_by_text("transposition_kernel").first.wait_for(timeout=15_000)
     page.click("#tuile-run")
     page.locator("#tuile-run-status").get_by_text("panne simulée").wait_for(timeout=20_000)
     assert "Traceback" not in page.locator("body").inner_text()
-    _tab(page, "Le guide")   # still serving: the guide opens from the table of contents
+    open_tab(page, "Le guide")   # still serving: the guide opens from the table of contents
     page.locator("#tuile-toc a", has_text="Le modèle roofline").click()
     page.locator("#tuile-viewer h1", has_text="Le modèle roofline").wait_for(timeout=15_000)
     context.close()
@@ -205,7 +197,7 @@ def test_tuile_serve_brings_the_app_up_and_answers(browser, ui_config):
                 assert time.monotonic() < deadline, "tuile serve n'a pas démarré en 2 min"
                 page.wait_for_timeout(200)
         page.wait_for_selector("#tuile-question textarea", timeout=60_000)
-        _ask(page, "Qu'est-ce qu'un warp ?")
+        ask(page, "Qu'est-ce qu'un warp ?")
         page.locator("#tuile-chat a[href^='corpus/']").first.wait_for(timeout=60_000)
     finally:
         context.close()
@@ -220,7 +212,7 @@ def test_gpu_report_shows_figures_chart_and_diagnosis_links(browser, gpu_replay_
     page = context.new_page()
     page.goto(gpu_replay_server)
     page.wait_for_selector("#tuile-question textarea", timeout=30_000)
-    _tab(page, "Bac à sable")
+    open_tab(page, "Bac à sable")
     assert "GPU détecté" in page.locator("#tuile-sandbox-mode").inner_text()
     page.locator("#tuile-code").get_by_text("transposition_kernel").first.wait_for(timeout=15_000)
     page.click("#tuile-start input")
@@ -243,7 +235,7 @@ def test_gpu_report_shows_figures_chart_and_diagnosis_links(browser, gpu_replay_
 
 def test_reading_path_clarification_and_prerequisites(page):
     """Vague free text gets a clarifying question; path F asks its prerequisites (Oui/Non)."""
-    _tab(page, "Parcours")
+    open_tab(page, "Parcours")
     page.fill("#tuile-parcours-texte textarea", "je sais écrire des trucs")
     page.click("#tuile-parcours-repondre")
     page.get_by_text("Pour être sûr").wait_for(timeout=10_000)

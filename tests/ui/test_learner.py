@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
+from ui_steps import ask, open_tab
 
 pytestmark = pytest.mark.browser
 
@@ -38,15 +39,6 @@ WATCH = """() => {
 }"""
 
 
-def _tab(page, name: str) -> None:
-    page.get_by_role("tab", name=name).click()
-
-
-def _ask(page, question: str) -> None:
-    page.fill("#tuile-question textarea", question)
-    page.click("#tuile-send")
-
-
 def _context(browser, width=1280, height=900, locale="fr-FR"):
     return browser.new_context(locale=locale, viewport={"width": width, "height": height})
 
@@ -68,10 +60,10 @@ def _set_code(page, source: str) -> None:
 # ---------------------------------------------------------------- 1. links in quotes
 
 def test_links_inside_quoted_sentences_open_the_section_in_the_app(page):
-    _ask(page, LINKED)
+    ask(page, LINKED)
     page.wait_for_selector("#tuile-sources blockquote", timeout=30_000)
     for where in ("#tuile-chat", "#tuile-sources"):
-        _tab(page, "Discussion")
+        open_tab(page, "Discussion")
         link = page.locator(f"{where} a", has_text="De PyTorch au noyau").first
         link.wait_for(timeout=10_000)
         href = link.get_attribute("href")
@@ -87,7 +79,7 @@ def test_links_inside_quoted_sentences_open_the_section_in_the_app(page):
 # ---------------------------------------------------------------- 2. the learner's code
 
 def test_sandbox_keeps_the_learners_code_and_asks_before_replacing_it(page):
-    _tab(page, "Bac à sable")
+    open_tab(page, "Bac à sable")
     code = page.locator("#tuile-code")
     code.get_by_text("transposition_kernel").first.wait_for(timeout=15_000)
     page.locator("#tuile-code .cm-content").click()
@@ -96,7 +88,7 @@ def test_sandbox_keeps_the_learners_code_and_asks_before_replacing_it(page):
     page.wait_for_function("() => (localStorage.getItem('tuile-code:transposition') || '').includes('ma version 42')",
                            timeout=10_000)
     page.reload()
-    _tab(page, "Bac à sable")
+    open_tab(page, "Bac à sable")
     code.get_by_text("ma version 42").wait_for(timeout=15_000)
     assert "rétabli" in page.locator("#tuile-exercise-summary").inner_text()
 
@@ -130,7 +122,7 @@ def test_answer_streams_visibly_and_the_chat_shows_its_start(browser, server):
             # The previous answer's event may still be closing: Gradio drops a click on
             # a pending event (trigger_mode "once"), so send again until it shows.
             for _ in range(10):
-                _ask(page, question)
+                ask(page, question)
                 try:
                     page.wait_for_function("(n) => document.querySelectorAll('#tuile-chat .message.bot').length > n",
                                            arg=n, timeout=1_000)
@@ -188,7 +180,7 @@ def test_sandbox_errors_read_as_french_without_internal_codes(page):
     from sandbox.exercises import get_exercise
 
     naive = get_exercise("transposition").source("naive")
-    _tab(page, "Bac à sable")
+    open_tab(page, "Bac à sable")
     page.locator("#tuile-code").get_by_text("transposition_kernel").first.wait_for(timeout=15_000)
     cases = {
         "crash": naive.replace("mask = cols < N", "mask = cols <= N"),
@@ -218,14 +210,14 @@ def test_french_typography_in_viewer_answers_and_messages(browser, server):
         assert page.evaluate("document.documentElement.lang") == "fr"
         page.click("#tuile-send")
         page.locator("#tuile-chat-notice").get_by_text("La question est vide").wait_for(timeout=20_000)
-        _ask(page, LONG)
+        ask(page, LONG)
         page.wait_for_selector("#tuile-sources blockquote", timeout=30_000)
         page.wait_for_timeout(300)
         for sel in ("#tuile-chat", "#tuile-sources", "#tuile-banner", "#tuile-chat-notice"):
             text = page.evaluate(PROSE, sel)
             bad = [m.group(0) for m in BAD_SPACE.finditer(text)]
             assert not bad, f"{sel} : espaces ordinaires {bad[:5]}"
-        _tab(page, "Le guide")
+        open_tab(page, "Le guide")
         page.locator("#tuile-toc a", has_text="Le modèle roofline").click()
         page.locator("#tuile-viewer h1", has_text="Le modèle roofline").wait_for(timeout=15_000)
         text = page.evaluate(PROSE, "#tuile-viewer")
@@ -254,7 +246,7 @@ def test_oversized_message_is_not_echoed_and_empty_leaves_no_bubble(page):
 # ---------------------------------------------------------------- 7. guide search, deep links
 
 def test_guide_search_and_deep_links_tell_the_truth(page, server):
-    _tab(page, "Le guide")
+    open_tab(page, "Le guide")
     page.fill("#tuile-guide-search textarea", "xyzzy plugh")
     page.click("#tuile-guide-go")
     results = page.locator("#tuile-guide-results")
@@ -285,7 +277,7 @@ def test_phone_shows_all_tabs_and_sandbox_labels_clear_of_arrows(browser, server
             assert tab.is_visible(), f"onglet « {name} » caché"
             box = tab.bounding_box()
             assert box and box["x"] >= 0 and box["x"] + box["width"] <= 390, f"onglet « {name} » hors de l'écran"
-        _tab(page, "Bac à sable")
+        open_tab(page, "Bac à sable")
         page.locator("#tuile-code").get_by_text("transposition_kernel").first.wait_for(timeout=15_000)
         overlaps = page.evaluate("""() => Array.from(document.querySelectorAll(
                 '#tuile-exercise, #tuile-start, #tuile-dtype')).map(d => {
@@ -340,7 +332,7 @@ def test_api_names_its_endpoints_and_the_readme_example_runs(server, browser):
     context = _context(browser)
     try:
         page = _open(context, server)
-        _ask(page, "Qu'est-ce qu'un warp ?")
+        ask(page, "Qu'est-ce qu'un warp ?")
         page.locator("#tuile-chat a[href^='corpus/']").first.wait_for(timeout=30_000)
     finally:
         context.close()
@@ -355,22 +347,22 @@ def test_screenshots_of_each_tab(browser, server, shot, width, height):
     suffix = f"-{width}"
     try:
         page = _open(context, server)
-        _ask(page, LONG)
+        ask(page, LONG)
         page.wait_for_selector("#tuile-sources blockquote", timeout=30_000)
         page.wait_for_timeout(600)
         page.evaluate("window.scrollTo(0, 0)")
         shot(page, "discussion" + suffix, full_page=width > 1000)
-        _tab(page, "Parcours")
+        open_tab(page, "Parcours")
         page.get_by_role("button", name="Utiliser PyTorch, jamais écrit de noyau").click()
         page.get_by_role("button", name="Écrire mon premier noyau utile").click()
         page.locator("#tuile-checklist").wait_for(timeout=15_000)
         page.evaluate("window.scrollTo(0, 0)")
         shot(page, "parcours" + suffix, full_page=width > 1000)
-        _tab(page, "Bac à sable")
+        open_tab(page, "Bac à sable")
         page.locator("#tuile-code").get_by_text("transposition_kernel").first.wait_for(timeout=15_000)
         page.evaluate("window.scrollTo(0, 0)")
         shot(page, "bac-a-sable" + suffix, full_page=width > 1000)
-        _tab(page, "Le guide")
+        open_tab(page, "Le guide")
         page.locator("#tuile-toc a", has_text="Étude de cas : la transposition de matrice").click()
         page.locator("#tuile-viewer h1", has_text="Étude de cas").wait_for(timeout=15_000)
         page.evaluate("window.scrollTo(0, 0)")
