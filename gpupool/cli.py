@@ -21,7 +21,7 @@ from pathlib import Path
 
 
 def _err(text: str) -> int:
-    from gpupool._text import fr
+    from gpupool.text import fr
 
     print(fr(f"erreur : {text}"), file=sys.stderr)
     return 2
@@ -48,7 +48,7 @@ def _cmd_worker(args) -> int:
 
 def _cmd_status(args) -> int:
     from gpupool import get_backend
-    from gpupool._text import fr
+    from gpupool.text import fr
 
     backend = get_backend(None, scheduler=args.scheduler)
     print(backend.describe())
@@ -65,7 +65,7 @@ def _cmd_status(args) -> int:
 
 def render_run(run) -> str:
     """Where it ran and what to know, in French; then the sandbox's own rendering."""
-    from gpupool._text import fr
+    from gpupool.text import fr
 
     try:
         from sandbox.cli import render
@@ -84,7 +84,7 @@ def render_run(run) -> str:
 
 def _cmd_run(args) -> int:
     from gpupool import get_backend
-    from gpupool._text import fr
+    from gpupool.text import fr
     from sandbox import list_exercises
     from sandbox.records import RunOptions
 

@@ -27,8 +27,8 @@ import threading
 import time
 import uuid
 
-from gpupool._text import fr
-from gpupool.backends import LocalBackend
+from gpupool.text import fr
+from gpupool.local_backend import LocalBackend
 from gpupool.fairshare import FairShare, NoCapacity
 from gpupool.records import PoolRun
 from gpupool.task import TOPIC, options_to_dict, run_on_worker
@@ -212,7 +212,7 @@ class DaskBackend:
                                 "compté ; relancez-la."))
 
     def _fallback(self, source, exercise, options, learner, tell, why: str) -> PoolRun:
-        from gpupool.backends import gpu_present
+        from gpupool.host import gpu_present
 
         if self.local_fallback and gpu_present():
             note = fr(f"{why} Votre soumission passe sur le GPU de ce serveur.")

@@ -46,7 +46,7 @@ def start_scheduler(host: str = "0.0.0.0", port: int = 8786, *, ready=None) -> i
 
 def worker_resources(gpus: int | None = None) -> tuple[int, str]:
     """(slots, card name) this host offers."""
-    from gpupool.backends import card_name
+    from gpupool.host import card_name
     from sandbox.gpuqueue import visible_gpus
 
     seen = len(visible_gpus())

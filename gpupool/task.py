@@ -34,7 +34,7 @@ def options_from_dict(data: dict, on_position=None) -> RunOptions:
 def run_on_worker(source: str, exercise: str, options: dict, key: str) -> dict:
     from distributed import get_worker
 
-    from gpupool.backends import card_name, where_of
+    from gpupool.host import card_name, where_of
     from sandbox import run_submission
 
     worker = get_worker()
