@@ -13,7 +13,14 @@ compris" with every option, an empty one a message; nothing already answered is 
 answer says of path F's four prerequisites is kept with it: only the others are asked, and
 the ones understood are named.
 
-Invariant, checked by ``step`` before anything is shown: no recommendation on a level that a
+Two facts of one answer that cannot both be true ("je n'ai jamais programmé, je code en C++",
+"comprendre sans écrire de code, mais écrire mon premier noyau": ``Reading.clash``) are never
+settled: both are quoted back and the reader says which holds; the answer is then read again
+without the other.
+
+Invariant, checked by ``step`` before anything is shown (``_guard``): every settled free answer
+keeps its words and is read again, and one whose words clash is asked about again (a state
+written elsewhere, or kept from older rules); and no recommendation on a level that a
 fact the reader stated contradicts (``conflicts``): a prerequisite the level supposes and the
 words deny ("5", then "TMA jamais vu"), or an answer whose words rule the level out ("3",
 then "je n'ai jamais écrit de kernel"). Such a level is asked again, between itself and the
@@ -33,7 +40,7 @@ from pathlib import Path
 
 import yaml
 
-from assistant.choice import SIM_MIN, PrototypeMatcher, direct_choice
+from assistant.choice import SIM_MIN, PrototypeMatcher, direct_choice, normalise
 from assistant.reading import Reading, Rules, clean, read_answer, read_yes_no
 from ingest.config import load_config
 from ingest.corpus import load_plan
@@ -65,6 +72,9 @@ OFF_QUESTION = ("« {text} » répond plutôt à la question suivante, que je po
 NOT_SURE = "Je ne suis pas sûr d'avoir compris « {text} »."
 CONTRADICTION = ("Votre réponse dit deux choses qui ne vont pas ensemble (« {a} » et « {b} ») : "
                  "laquelle vous correspond ?")
+# Two facts of the reader's own words that cannot both be true, quoted back.
+CLASH = "Vous dites « {a} » et aussi « {b} » : ces deux choses ne vont pas ensemble."
+CLASH_QUESTION = "Laquelle de ces deux phrases est juste ? Vous pouvez aussi le dire autrement."
 LEVEL_VS_WORDS = ("Vous avez choisi « {level} », mais ce que vous dites ensuite ne va pas avec ce niveau : "
                   "lequel de ces niveaux vous correspond ?")
 LEVEL_VS_FACT = ("Vous avez choisi « {level} », mais vous dites ne pas connaître {names}, que ce niveau "
@@ -79,6 +89,9 @@ class DialogueState:
     clarify: list[str] = field(default_factory=list)    # option ids offered by a pending clarification
     pending: dict = field(default_factory=dict)         # facts of the answer being clarified
     reopened: list[str] = field(default_factory=list)   # the clarification reopens a contradicted level
+    # A pending question about two facts of one answer that do not go together: [the first in
+    # the reader's words, the second, the whole answer]; picking one re-reads the answer without the other.
+    clash: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -87,7 +100,8 @@ class DialogueState:
     def from_dict(cls, data: dict | None) -> "DialogueState":
         data = data or {}
         return cls(answers=[list(a) for a in data.get("answers", [])], clarify=list(data.get("clarify", [])),
-                   pending=dict(data.get("pending", {}) or {}), reopened=list(data.get("reopened", [])))
+                   pending=dict(data.get("pending", {}) or {}), reopened=list(data.get("reopened", [])),
+                   clash=[str(x) for x in data.get("clash", [])][:3])
 
     def get(self, key: str):
         for a in self.answers:
@@ -157,7 +171,7 @@ class PathDialogue:
         An empty or blank answer changes nothing and says so."""
         state = state if isinstance(state, DialogueState) else DialogueState.from_dict(state)
         state = DialogueState(answers=[list(a) for a in state.answers], clarify=list(state.clarify),
-                              pending=dict(state.pending), reopened=list(state.reopened))
+                              pending=dict(state.pending), reopened=list(state.reopened), clash=list(state.clash))
         if user_input is None:
             return state, self._show(state, self._guard(state))
         text = str(user_input).strip()
@@ -169,8 +183,8 @@ class PathDialogue:
         if _RESTART.match(norm):
             return DialogueState(), self._show(DialogueState())
         if _BACK.match(norm):
-            if state.clarify:
-                state.clarify, state.pending, state.reopened = [], {}, []
+            if state.clarify or state.clash:
+                state.clarify, state.pending, state.reopened, state.clash = [], {}, [], []
             elif state.answers:
                 state.answers.pop()
             return state, self._show(state)
@@ -201,6 +215,8 @@ class PathDialogue:
                 return f"Je n'ai pas compris « {_short(text)} » : répondez par « oui » ou par « non »."
             state.answers.append([stage, said])
             return ""
+        clash, state.clash = state.clash, []
+        text = _resolve_clash(clash, text) if clash else text
         options = self.levels if stage == "level" else self.goals
         letters = self._goal_by_letter if stage == "goal" else None
         offered = [o for o in options if o["id"] in state.clarify]
@@ -216,6 +232,7 @@ class PathDialogue:
         reading = self.read(stage, text)
         if stage == "level" and (state.clarify or not _FIRST_PERSON.search(clean(text, self.rules))) and \
                 self._answers_the_goal(text, reading):
+            state.clash = clash
             return OFF_QUESTION.format(text=_short(text))
         facts = {**state.pending, **reading.facts} if state.clarify else dict(reading.facts)
         # What the answer states about the reader rules levels out, whichever question it
@@ -225,8 +242,15 @@ class PathDialogue:
         labels = {o["id"]: o["label"] for o in options}
         if reading.contradiction and len(reading.contradiction) == 2:
             state.clarify, state.pending = list(reading.contradiction), facts
+            if reading.clash:
+                return CLASH.format(a=reading.clash[0], b=reading.clash[1])
             a, b = reading.contradiction
             return CONTRADICTION.format(a=_lower_first(labels[a]), b=_lower_first(labels[b]))
+        if reading.clash:
+            # Two facts that cannot both be true, whatever option they point to ("je n'ai jamais
+            # programmé" / "je code en C++"): never settled, the reader says which one holds.
+            state.clarify, state.pending, state.clash = [], {}, [*reading.clash, text]
+            return CLASH.format(a=reading.clash[0], b=reading.clash[1])
         match = reading.match
         if not reading.understood and len(text.split()) >= _FALLBACK_MIN_WORDS:
             # Words the rules do not know: the nearest example answers suggest two options to
@@ -239,9 +263,10 @@ class PathDialogue:
         if not reading.understood or match.option is None:
             if not state.reopened:      # a reopened level keeps its offer and its facts
                 state.clarify, state.pending = [], {}
+            state.clash = clash         # so does a question about two facts
             return (NOT_UNDERSTOOD if stage == "level" else NOT_UNDERSTOOD_GOAL).format(text=_short(text))
         if match.sure:
-            self._settle(state, stage, match.option, facts)
+            self._settle(state, stage, match.option, facts, text)
             return ""
         state.clarify, state.pending = match.likeliest(2), facts
         return ""
@@ -252,9 +277,12 @@ class PathDialogue:
         level_top = reading.match.ranked[0][1] if reading.match.ranked else 0.0
         return goal.sure and goal.ranked[0][1] > level_top
 
-    def _settle(self, state: DialogueState, stage: str, option: str, facts: dict) -> None:
-        state.answers.append([stage, option, facts] if facts else [stage, option])
-        state.clarify, state.pending, state.reopened = [], {}, []
+    def _settle(self, state: DialogueState, stage: str, option: str, facts: dict, text: str = "") -> None:
+        # A free answer keeps its words, so that the check before a recommendation can read
+        # them again (``_guard``); an explicit pick has none to check.
+        state.answers.append([stage, option, facts, text] if text else [stage, option, facts] if facts else
+                             [stage, option])
+        state.clarify, state.pending, state.reopened, state.clash = [], {}, [], []
 
     def conflicts(self, state: DialogueState) -> tuple[list[str], bool]:
         """What the reader's own words say against the settled level: the prerequisites it
@@ -277,6 +305,10 @@ class PathDialogue:
         level the words allow below it."""
         if state.get("level") is None or state.get("goal") is None:
             return ""
+        for stage in ("level", "goal"):
+            notice = self._recheck(state, stage)
+            if notice:
+                return notice
         denied, excluded = self.conflicts(state)
         if not denied and not excluded:
             return ""
@@ -293,6 +325,27 @@ class PathDialogue:
             names = {p["id"]: p["name"] for p in self.data["paths"]["F"]["prerequisites"]}
             return LEVEL_VS_FACT.format(level=label, names=_join([names[p] for p in denied]))
         return LEVEL_VS_WORDS.format(level=label)
+
+    def _recheck(self, state: DialogueState, stage: str) -> str:
+        """Read a settled free answer again, as the check before a recommendation: one whose
+        words say two things that do not go together (a state written elsewhere, or kept from
+        older rules) is asked about again instead of recommended on."""
+        idx = next(i for i, a in enumerate(state.answers) if a[0] == stage)
+        answer = state.answers[idx]
+        text = answer[3] if len(answer) > 3 and isinstance(answer[3], str) else ""
+        if not text:
+            return ""
+        reading = self.read(stage, text)
+        if not reading.clash and not (reading.contradiction and len(reading.contradiction) == 2):
+            return ""
+        state.answers.pop(idx)
+        if reading.contradiction and len(reading.contradiction) == 2:
+            state.clarify, state.pending = list(reading.contradiction), dict(answer[2])
+        else:
+            state.clash = [*reading.clash, text]
+        a, b = reading.clash or [next(o["label"] for o in self.levels + self.goals if o["id"] == x)
+                                 for x in reading.contradiction]
+        return CLASH.format(a=_lower_first(a), b=_lower_first(b))
 
     def _pending_prerequisite(self, state: DialogueState) -> dict | None:
         """The first prerequisite of the chosen path that neither the reader's words nor a
@@ -317,6 +370,9 @@ class PathDialogue:
         stage = self._stage(state)
         if stage in ("level", "goal"):
             block = self.data["levels" if stage == "level" else "goals"]
+            if state.clash:
+                return _display("clarification", CLASH_QUESTION, tuple((q, q) for q in state.clash[:2]), notice,
+                                topic=stage)
             if state.clarify:
                 offered = [o for o in block["options"] if o["id"] in state.clarify]
                 names = " ou ".join(f"« {o['label']} »" for o in offered)
@@ -445,6 +501,24 @@ class PathDialogue:
         return {"label": step["label"], "chapters": chapters, "before": before, "page_optional": page_optional,
                 "minutes": sum(c["minutes"] for c in chapters),
                 "optional": all(c["optional"] for c in chapters)}
+
+
+def _resolve_clash(clash: list[str], text: str) -> str:
+    """The answer to read after a question about two facts: the whole first answer without
+    the fact not kept when the reader picks one (its words, "1", "la 2"), else the new text."""
+    first, second, whole = (clash + ["", "", ""])[:3]
+    norm = normalise(text).strip(" .!»«\"'")
+    pick = re.fullmatch(r"(?:(?:la|le|phrase|option|choix|number|#)\s*)?([12])|(?:la )?(premiere|seconde|deuxieme|first|second)",
+                        norm)
+    if pick:
+        keep = first if (pick.group(1) == "1" or pick.group(2) in ("premiere", "first")) else second
+    elif norm in (normalise(first).strip(" .!»«\"'"), normalise(second).strip(" .!»«\"'")):
+        keep = first if norm == normalise(first).strip(" .!»«\"'") else second
+    else:
+        return text
+    drop = second if keep == first else first
+    rest = whole.replace(drop, " ", 1) if drop and drop in whole else keep
+    return " ".join(rest.split()).strip(" ,;") or keep
 
 
 def _display(kind: str, text: str, options=(), notice: str = "", recommendation: dict | None = None,

@@ -25,7 +25,9 @@ How an answer is read (rules and vocabulary live in ``corpus/parcours.yaml``, ``
    "programmer"); a denial in a clause about experience, not a wish ("jamais écrit de noyau",
    not "sans coder"), is a stated fact: ``Reading.excludes``;
 5. an option affirmed (1.5 or more of claim) and ruled out by another clause is a
-   contradiction; levels form a ladder, so background evidence of a lower level ("je code en
+   contradiction; two clauses whose facts cannot both be true are a clash, quoted in the
+   reader's words (``Reading.clash``, see ``_clash``): coding denied outright against a claim
+   that supposes code, the same words denied and claimed, no code wished against code wished; levels form a ladder, so background evidence of a lower level ("je code en
    Python") moves up to the highest level the answer otherwise supports;
 6. hedged, never settled: a hesitation ("je sais plus trop") with a runner-up, two options at
    once or a self-correction ("les deux", "enfin non"), nothing but a job title or a field
@@ -42,13 +44,18 @@ import re
 from dataclasses import dataclass, field
 
 from assistant.choice import Match, normalise
+from assistant.quotes import source_span
 from assistant.spelling import correct
 
 _SPLIT = re.compile(
     r"([;!?()\n/]|[,:](?!\d)|\.(?=\s|$)|\s[-–—]\s|\b(?:mais|sauf|hormis|par contre|en revanche|cependant|pourtant|"
     r"toutefois|neanmoins|alors que|tandis que|but|except|however|though|although|whereas|apart from|"
     r"vu que|puisque|parce que|since|because)\b|"
-    r"\bet (?=(?:je|j'|on|nous|jamais|pas|rien|aucune?|par contre)\b)|\band (?=(?:i|i'\w+|never|not|no)\b))")
+    r"\bet (?=(?:je|j'|on|nous|jamais|pas|rien|aucune?|par contre)\b)|\band (?=(?:i|i'\w+|never|not|no)\b)|"
+    # Two wishes coordinated, each with its own infinitive ("comprendre sans coder et écrire mon
+    # premier noyau", "understand it and then write my own kernels").
+    r"\bet (?:puis |ensuite |aussi |surtout |enfin )?(?=(?:ecrire|coder|programmer|developper|creer|apprendre)\b)|"
+    r"\band (?:then |also |mainly )?(?=(?:write|code|build|program|create|learn)\b))")
 _EXCEPT = re.compile(r"^(?:sauf|hormis|except|apart from)$")
 # Separators a bare list item's predicate may reach across ("mbarrier, TMA : jamais vu");
 # a concession or a full stop ends the list ("wrote some kernels, but TMA? never heard of it").
@@ -97,6 +104,7 @@ class Clause:
     negative: bool
     knowing: bool = False       # says what the reader knows, not what they do
     weak: bool = False          # takes a vague or partial predicate ("CUDA, je connais de nom")
+    exception: bool = False     # follows "sauf", "except": it restricts the clause before
 
 
 @dataclass(frozen=True)
@@ -107,6 +115,9 @@ class Reading:
     understood: bool = False                  # some word of the answer was recognised
     hedged: bool = False                      # "je ne sais plus trop", "not sure", "les deux", "un peu"
     excludes: tuple[str, ...] = ()            # options the answer's stated facts rule out ("jamais écrit de noyau")
+    # Two facts of the answer that do not go together, in the reader's own words: the clause
+    # that rules out or denies, and the clause that claims (see ``_clash``).
+    clash: tuple[str, ...] = ()
 
 
 class Rules:
@@ -128,6 +139,9 @@ class Rules:
         self.experience = re.compile(data["experience"])
         self.wish = re.compile(data["wish"])
         self.ladder = list(data.get("ladder", []))
+        self.no_code = re.compile(data["no_code"])
+        self.no_longer = re.compile(data["no_longer"])
+        self.writes = re.compile(data["writes"])
         self.denials = [(re.compile(d["pattern"]), list(d.get("rules_out", [])), dict(d.get("supports", {})),
                          bool(d.get("general")))
                         for d in data.get("denials", [])]
@@ -191,6 +205,8 @@ def clauses(text: str, rules: Rules, topics: list[re.Pattern]) -> list[Clause]:
                 not _NEGATION.search(c.text):
             # "tout sauf TMA" denies TMA; "jamais écrit de noyau, sauf mes noyaux Hopper" affirms them.
             negative = not out[i - 1].negative
+            out[i] = Clause(c.text, negative, knowing, c.weak, exception=True)
+            continue
         out[i] = Clause(c.text, negative, knowing, c.weak)
     return out
 
@@ -220,7 +236,8 @@ def _consume_negation(clause: Clause, patterns: list[re.Pattern]) -> Clause:
     for pattern in patterns:
         if _NEGATION.search(pattern.pattern):
             rest = pattern.sub(lambda m: " " if _NEGATION.search(m.group(0)) else m.group(0), rest)
-    return clause if _NEGATION.search(rest) else Clause(clause.text, False, clause.knowing)
+    return clause if _NEGATION.search(rest) else Clause(clause.text, False, clause.knowing,
+                                                        exception=clause.exception)
 
 
 def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
@@ -244,8 +261,10 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
     facts: dict[str, bool] = {}
     understood = False
     previous = ""
-    for clause in clauses(cleaned, rules, topics):
-        clause = _consume_negation(clause, [p for pats in compiled.values() for p, _, _ in pats])
+    read: list[tuple[Clause, Clause]] = []     # (as cut, after a self-negating pattern is consumed)
+    for raw in clauses(cleaned, rules, topics):
+        clause = _consume_negation(raw, [p for pats in compiled.values() for p, _, _ in pats])
+        read.append((raw, clause))
         # "mon premier noyau, vu que j'en ai jamais écrit": the pronoun stands for the topic of
         # the clause before; the denial rules read them together.
         subject = clause.text
@@ -351,7 +370,91 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
     else:
         confidence = top / (top + runner)
         match = Match(ranked[0][0], min(confidence, 0.6) if hedged or contradiction else confidence, ranked)
-    return Reading(match, contradiction, facts, understood or top > 0, hedged, tuple(o for o in ids if o in excludes))
+    clash = _clash(read, compiled, rules, topics, contradiction[-1] if contradiction else None)
+    if not any(o in rules.ladder for o in ids):
+        excludes |= ruled_out       # a goal whose own words the answer denies
+    return Reading(match, contradiction, facts, understood or top > 0, hedged, tuple(o for o in ids if o in excludes),
+                   tuple(source_span(c, text, _SPLIT) for c in clash))
+
+
+def _claims(clause: Clause, compiled: dict, rules: Rules, coding: bool = False) -> dict[str, str]:
+    """What an affirmed clause claims, as {option: matched words}: a full-weight pattern of at
+    least ``_CLAIM_MIN``, not in a vague or partial clause, not a fact merely known. With
+    ``coding``, only claims that suppose writing code: background ("up") evidence or any
+    kernel level ("je code en C++", "développeur", "j'optimise des noyaux"), not "manager"."""
+    if clause.negative or rules.partial.search(clause.text) or rules.vague.search(clause.text) or clause.weak:
+        return {}
+    names_prerequisite = any(p.search(clause.text) for p in rules.prerequisites.values())
+    out: dict[str, str] = {}
+    for oid, pats in compiled.items():
+        for pattern, weight, kind in pats:
+            m = pattern.search(clause.text)
+            if not m or weight < _CLAIM_MIN or ("fact" in kind and clause.knowing) or \
+                    (names_prerequisite and clause.knowing) or "nocode" in kind:
+                continue
+            if coding and "up" not in kind and oid not in rules.ladder[2:]:
+                continue
+            out.setdefault(oid, m.group(0).strip())
+    return out
+
+
+def _stated_denial(clause: Clause, rules: Rules) -> bool:
+    """A denied clause that states a fact about the reader's past or present ("jamais codé",
+    "je ne programme pas", "I have never programmed"), not a wish ("je ne veux pas coder") and not a change over time
+    ("je ne code plus", "not anymore": it was true before, so it contradicts no past claim)."""
+    return clause.negative and not rules.wish.search(clause.text) and not rules.no_longer.search(clause.text)
+
+
+def _clash(read: list[tuple[Clause, Clause]], compiled: dict, rules: Rules, topics: list[re.Pattern],
+           contradicted: str | None) -> tuple[str, ...]:
+    """Two clauses of one answer that state facts which cannot both be true, (denial, claim):
+    1. the option a contradiction is about: the clause whose denial rules it out and the one
+       that claims it ("je débute" / "j'écris des noyaux Hopper");
+    2. coding itself denied, with no object of its own ("je n'ai jamais programmé", "never wrote
+       any code"), against any claim that supposes code ("je code en C++ depuis 10 ans");
+    3. the same words denied as a fact and claimed ("jamais touché PyTorch" / "j'entraîne des
+       modèles PyTorch");
+    4. a wish to write no code against a wish to write some ("comprendre sans écrire la moindre
+       ligne de code" / "écrire mon premier noyau cette semaine").
+    A clause after "sauf"/"except" restricts the one before ("jamais codé sauf en Python"): no
+    clash between them. On the dev dialogues (paths_dev3), cases 2 and 4 were the two
+    confident recommendations that contradicted the reader."""
+    if contradicted is not None:
+        deny = next((c.text for _, c in read if any(
+            p.search(c.text) and contradicted in out
+            for p, out, _, _ in (rules.denials if c.negative else rules.novice))), "")
+        if not deny and contradicted not in rules.ladder:     # a goal whose own words are denied
+            deny = next((c.text for _, c in read if c.negative and any(
+                p.search(c.text) for p, _, _ in compiled.get(contradicted, []))), "")
+        claim = next((c.text for _, c in read if contradicted in _claims(c, compiled, rules)), "")
+        return (deny, claim) if deny and claim and deny != claim else ()
+    levels = any(o in rules.ladder for o in compiled)
+    for i, (raw, _) in enumerate(read):
+        if not _stated_denial(raw, rules):
+            continue
+        rest = rules.no_code.sub(" ", raw.text)
+        bare = levels and rules.no_code.search(raw.text) and not any(t.search(rest) for t in topics)
+        words = {m.group(0).strip() for pats in compiled.values() for p, _, _ in pats
+                 for m in [p.search(raw.text)] if m and not _self_negating(p, raw.text)} if levels else set()
+        for j, (_, c) in enumerate(read):
+            if j == i or (c.exception and j == i + 1):
+                continue
+            if bare and _claims(c, compiled, rules, coding=True):
+                return raw.text, c.text
+            if words & set(_claims(c, compiled, rules).values()):
+                return raw.text, c.text
+    no_code = next((c.text for _, c in read if not c.negative and any(
+        "nocode" in kind and p.search(c.text) for pats in compiled.values() for p, _, kind in pats)), "")
+    if no_code:
+        wish = next((c.text for _, c in read if c.text != no_code and not c.negative and
+                     rules.writes.search(c.text) and not _OTHERS.search(c.text)), "")
+        if wish:
+            return no_code, wish
+    return ()
+
+
+# A clause about someone else ("mon équipe, qui écrit des noyaux"): not the reader's wish.
+_OTHERS = re.compile(r"\b(?:qui|who|ils|elles|they|he|she|il|elle|mon equipe|mes collegues|my team)\b")
 
 
 _YES_WORDS = {"oui", "yes", "yep", "yup", "yeah", "ouais", "o", "y", "absolument", "absolutely", "evidemment",

@@ -1,0 +1,131 @@
+"""Two facts of the reader's words that cannot both be true are asked about, never recommended on."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from assistant.cli import main as cli_main
+from assistant.paths import DialogueState, PathDialogue
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def dialogue() -> PathDialogue:
+    return PathDialogue(ROOT / "corpus")
+
+
+def _run(dialogue, *turns):
+    state, display = dialogue.step(DialogueState())
+    for text in turns:
+        state, display = dialogue.step(state, text)
+    return state, display
+
+
+@pytest.mark.parametrize("text,first,second", [
+    # Coding itself denied, then a claim that supposes code.
+    ("je n'ai jamais programmé, je code en Rust depuis 3 ans", "je n'ai jamais programmé",
+     "je code en Rust depuis 3 ans"),
+    ("I have never written code; I work as a backend developer in Go", "I have never written code",
+     "I work as a backend developer in Go"),
+    ("je ne programme pas, j'écris du Java au travail", "je ne programme pas", "j'écris du Java au travail"),
+    # The same words denied and claimed.
+    ("jamais touché à TensorFlow, j'entraîne des modèles TensorFlow tous les jours", "jamais touché à TensorFlow",
+     "j'entraîne des modèles TensorFlow tous les jours"),
+])
+def test_two_facts_of_a_level_answer_that_clash_are_quoted_back(dialogue, text, first, second):
+    state, display = _run(dialogue, text)
+    assert display.kind == "clarification" and display.topic == "level" and state.get("level") is None
+    assert f"«\u00a0{first}\u00a0»" in display.notice and f"«\u00a0{second}\u00a0»" in display.notice
+    assert "ne vont pas ensemble" in display.notice
+    assert [v for v, _ in display.options] == [first, second]
+    # A goal answer given anyway does not turn it into a recommendation.
+    state, display = dialogue.step(state, "calcul scientifique")
+    assert display.kind == "clarification" and display.recommendation is None
+
+
+@pytest.mark.parametrize("text", [
+    "comprendre sans taper une seule ligne de code, puis programmer mes propres noyaux",
+    "understand it without writing any line of code and then write my own kernels",
+    "je veux coder mes kernels, mais sans jamais toucher au code",
+])
+def test_a_goal_answer_that_wants_no_code_and_code_is_asked_about(dialogue, text):
+    state, display = _run(dialogue, "Python", text)
+    assert display.kind == "clarification" and display.topic == "goal" and display.recommendation is None
+    assert "ne vont pas ensemble" in display.notice and state.get("goal") is None
+
+
+@pytest.mark.parametrize("pick,level", [("2", "programmer"), ("je code en Rust depuis 3 ans", "programmer"),
+                                        ("1", "programmer")])
+def test_picking_one_fact_reads_the_answer_without_the_other(dialogue, pick, level):
+    state, display = _run(dialogue, "je n'ai jamais programmé, je code en Rust depuis 3 ans", pick)
+    assert state.get("level") == level and display.kind == "question" and display.topic == "goal"
+    assert state.clash == []
+
+
+def test_picking_a_goal_fact_settles_that_goal(dialogue):
+    text = "comprendre sans taper une seule ligne de code, puis programmer mes propres noyaux"
+    _, display = _run(dialogue, "Python", text, "1")
+    assert display.kind == "recommendation" and display.recommendation["path"] == "A"
+    _, display = _run(dialogue, "Python", text, "2")
+    assert display.kind == "recommendation" and display.recommendation["path"] == "B"
+
+
+def test_back_drops_the_question_about_two_facts(dialogue):
+    state, display = _run(dialogue, "je n'ai jamais programmé, je code en Rust depuis 3 ans", "retour")
+    assert state.clash == [] and display.kind == "question" and display.topic == "level"
+
+
+@pytest.mark.parametrize("turns,level,goal", [
+    # An exception restricts the denial before it: no clash.
+    (["je n'ai jamais programmé sauf en Rust", "simulation"], "programmer", "calcul-scientifique"),
+    # "ne … plus": true before, over now.
+    (["je ne code plus, j'ai codé en Java pendant dix ans", "comprendre"], "programmer", "comprendre"),
+    # Different words denied and claimed.
+    (["je connais PyTorch mais pas TensorFlow", "accélérer pytorch"], "pytorch", "pytorch-rapide"),
+    # Writing that is not code.
+    (["Python", "comprendre pour écrire des articles, sans écrire de code"], "programmer", "comprendre"),
+])
+def test_facts_that_go_together_are_not_asked_about(dialogue, turns, level, goal):
+    _, display = _run(dialogue, *turns)
+    assert display.kind == "recommendation"
+    assert (display.recommendation["level"], display.recommendation["goal"]) == (level, goal)
+
+
+def test_a_settled_answer_whose_words_clash_is_read_again_before_any_recommendation(dialogue):
+    # A state written elsewhere (an API client, older rules) that settled a clashing answer.
+    bad = DialogueState(answers=[["level", "programmer", {}, "je n'ai jamais programmé, je code en Rust"],
+                                 ["goal", "calcul-scientifique"]])
+    state, display = dialogue.step(bad.to_dict())
+    assert display.kind == "clarification" and display.recommendation is None and display.topic == "level"
+    assert state.get("level") is None and state.get("goal") == "calcul-scientifique"
+    again = DialogueState.from_dict(json.loads(json.dumps(state.to_dict())))
+    assert again.clash == state.clash and len(again.clash) == 3
+    state, display = dialogue.step(again, "2")
+    assert display.kind == "recommendation" and display.recommendation["path"] == "D"
+
+
+@pytest.mark.parametrize("text", ["manager", "CTO", "chef de projet", "bof", "?"])
+def test_a_job_title_or_a_shrug_alone_is_asked_about(dialogue, text):
+    state, display = _run(dialogue, text)
+    assert display.kind in ("clarification", "question") and display.topic == "level"
+    assert display.notice or display.kind == "clarification"
+    assert state.get("level") is None
+
+
+def test_the_question_about_two_facts_uses_french_typography(dialogue):
+    _, display = _run(dialogue, "je n'ai jamais programmé, je code en Rust depuis 3 ans")
+    for text in (display.text, display.notice):
+        assert not re.search(r" [;?!:]", text) and "« " not in text and " »" not in text
+    assert "juste\u202f?" in display.text
+
+
+def test_cli_asks_about_two_facts_instead_of_recommending(capsys):
+    assert cli_main(["parcours", "--know", "je n'ai jamais programmé, je code en Rust",
+                     "--want", "calcul scientifique", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["kind"] == "clarification" and out["recommendation"] is None
+    assert out["state"]["clash"][:2] == ["je n'ai jamais programmé", "je code en Rust"]
