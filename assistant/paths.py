@@ -77,6 +77,8 @@ CLASH = "Vous dites « {a} » et aussi « {b} » : ces deux choses ne vont pas e
 CLASH_QUESTION = "Laquelle de ces deux phrases est juste ? Vous pouvez aussi le dire autrement."
 LEVEL_VS_WORDS = ("Vous avez choisi « {level} », mais ce que vous dites ensuite ne va pas avec ce niveau : "
                   "lequel de ces niveaux vous correspond ?")
+LEVEL_VS_CLAIM = ("Vous avez choisi « {level} », mais vous dites aussi « {words} » : ces deux choses ne vont pas "
+                  "ensemble. Lequel de ces niveaux vous correspond ?")
 LEVEL_VS_FACT = ("Vous avez choisi « {level} », mais vous dites ne pas connaître {names}, que ce niveau "
                  "suppose : lequel de ces niveaux vous correspond ?")
 
@@ -295,9 +297,28 @@ class PathDialogue:
         answer = next(a for a in state.answers if a[0] == "level")
         if len(answer) > 2 and answer[2].get(f"level:{level}") is True:
             return [], False
-        stated = state.stated()
-        denied = [p for p in self.rules.level_needs.get(level, []) if stated.get(p) is False]
+        # A "non" to a prerequisite's own question counts as much as the reader's words: "5",
+        # then "non" to « Savez-vous ce qu'est une copie TMA ? » is no Hopper-with-TMA level.
+        known = state.facts()
+        denied = [p for p in self.rules.level_needs.get(level, []) if known.get(p) is False]
         return denied, level in state.excluded()
+
+    def claimed_against(self, state: DialogueState) -> tuple[str, str] | None:
+        """A claim of the goal answer that the settled level's label denies, as (level claimed,
+        the reader's words): "2" (« jamais écrit de noyau »), then "accélérer les noyaux Triton
+        que j'ai écrits". None when the level was chosen again when asked about it."""
+        level, answer = state.get("level"), next((a for a in state.answers if a[0] == "goal"), None)
+        text = answer[3] if answer and len(answer) > 3 and isinstance(answer[3], str) else ""
+        level_answer = next((a for a in state.answers if a[0] == "level"), None)
+        if not text or level is None or (level_answer and len(level_answer) > 2 and
+                                         level_answer[2].get(f"level:{level}") is True):
+            return None
+        ruled = self.rules.level_denies.get(level, [])
+        ids = [o["id"] for o in self.levels]
+        claims = [(o, q) for o, q in self.read("level", text).claims if o in ruled]
+        # The lowest level claimed: the least the words say (« accélérer les noyaux que j'ai écrits »
+        # claims writing kernels, not optimising them).
+        return min(claims, key=lambda c: ids.index(c[0])) if claims else None
 
     def _guard(self, state: DialogueState) -> str:
         """The invariant checked before every recommendation: never one on a level that a
@@ -309,8 +330,9 @@ class PathDialogue:
             notice = self._recheck(state, stage)
             if notice:
                 return notice
+        claim = self.claimed_against(state)
         denied, excluded = self.conflicts(state)
-        if not denied and not excluded:
+        if not denied and not excluded and not claim:
             return ""
         level = state.get("level")
         idx = next(i for i, a in enumerate(state.answers) if a[0] == "level")
@@ -318,9 +340,12 @@ class PathDialogue:
         ids = [o["id"] for o in self.levels]
         out = state.excluded()
         below = next((o for o in reversed(ids[:ids.index(level)]) if o not in out), ids[0])
-        state.clarify, state.pending = [below, level], dict(old[2]) if len(old) > 2 else {}
+        other = claim[0] if claim and not denied and not excluded else below
+        state.clarify, state.pending = [other, level], dict(old[2]) if len(old) > 2 else {}
         state.reopened = list(state.clarify)
         label = next(o["label"] for o in self.levels if o["id"] == level)
+        if other != below:
+            return LEVEL_VS_CLAIM.format(level=label, words=claim[1])
         if denied:
             names = {p["id"]: p["name"] for p in self.data["paths"]["F"]["prerequisites"]}
             return LEVEL_VS_FACT.format(level=label, names=_join([names[p] for p in denied]))

@@ -87,6 +87,7 @@ _AFFIRM = re.compile(r"\b(?:oui|yes|yep|ouais|bien sur|of course|sure|je (?:sais
 # Own evidence a higher level needs before a lower level's background moves up to it: one
 # passing word ("mémoire partagée", 1) must not lift a CUDA course to "optimiser".
 _LADDER_MIN = 2.0
+_FIRST_PERSON = re.compile(r"(?:^|\b)(?:je|j'|i|i'm|i've|we|nous|on)(?:\b|(?<=')|$)")
 _SUBJECT = re.compile(r"(?:^|\b)(?:je|j'|tu|il|elle|on|nous|vous|ils|elles|i|i'm|i've|you|he|she|we|they|c'est)(?:\b|(?<=')|$)")
 _CONCESSION = re.compile(r"^(?:mais|par contre|en revanche|but|however)$")
 _PRONOUN = re.compile(r"(?:\bj'en\b|\bn'en\b|\ben (?:ai|avons|a)\b|\b(?:any|one)\b)")
@@ -118,6 +119,9 @@ class Reading:
     # Two facts of the answer that do not go together, in the reader's own words: the clause
     # that rules out or denies, and the clause that claims (see ``_clash``).
     clash: tuple[str, ...] = ()
+    # What the reader says they do or did, option by option, in their words: a first-person
+    # clause that is not a wish ("les noyaux Triton que j'ai écrits", not "je veux écrire").
+    claims: tuple[tuple[str, str], ...] = ()
 
 
 class Rules:
@@ -149,6 +153,7 @@ class Rules:
                        for d in data.get("novice", [])]
         self.prerequisites = {k: re.compile(v) for k, v in data.get("prerequisites", {}).items()}
         self.level_needs = {k: list(v) for k, v in data.get("level_needs", {}).items()}
+        self.level_denies = {k: list(v) for k, v in data.get("level_denies", {}).items()}
 
 
 def clean(text: str, rules: Rules) -> str:
@@ -373,8 +378,13 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
     clash = _clash(read, compiled, rules, topics, contradiction[-1] if contradiction else None)
     if not any(o in rules.ladder for o in ids):
         excludes |= ruled_out       # a goal whose own words the answer denies
+    claims: dict[str, str] = {}
+    for _, c in read:
+        if _FIRST_PERSON.search(c.text) and not rules.wish.search(c.text):
+            for oid in _claims(c, compiled, rules):
+                claims.setdefault(oid, source_span(c.text, text, _SPLIT))
     return Reading(match, contradiction, facts, understood or top > 0, hedged, tuple(o for o in ids if o in excludes),
-                   tuple(source_span(c, text, _SPLIT) for c in clash))
+                   tuple(source_span(c, text, _SPLIT) for c in clash), tuple(claims.items()))
 
 
 def _claims(clause: Clause, compiled: dict, rules: Rules, coding: bool = False) -> dict[str, str]:

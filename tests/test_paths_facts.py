@@ -129,3 +129,35 @@ def test_cli_asks_about_two_facts_instead_of_recommending(capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["kind"] == "clarification" and out["recommendation"] is None
     assert out["state"]["clash"][:2] == ["je n'ai jamais programmé", "je code en Rust"]
+
+
+@pytest.mark.parametrize("turns", [
+    ["2", "accélérer les noyaux Triton que j'ai écrits l'an dernier"],
+    ["1", "l'inférence LLM, j'écris déjà des noyaux CUDA pour vLLM"],
+])
+def test_a_goal_answer_that_claims_what_the_level_denies_reopens_the_level(dialogue, turns):
+    state, display = _run(dialogue, *turns)
+    assert display.kind == "clarification" and display.topic == "level" and display.recommendation is None
+    offered = {v for v, _ in display.options}
+    assert len(offered) == 2 and offered & {"cuda-simple", "optimiser", "hopper"}
+    assert "ne vont pas ensemble" in display.notice
+    # Chosen again, the level stands: the reader's last word.
+    level = {"1": "programmer", "2": "pytorch"}[turns[0]]
+    label = next(o["label"] for o in dialogue.levels if o["id"] == level)
+    state, display = dialogue.step(state, label)
+    assert display.kind == "recommendation" and display.recommendation["level"] == level
+
+
+@pytest.mark.parametrize("turns", [["2", "je veux écrire mon premier noyau CUDA"],
+                                   ["1", "calcul scientifique, je code des solveurs en Fortran"]])
+def test_a_goal_answer_with_a_wish_or_a_claim_the_level_allows_is_recommended(dialogue, turns):
+    _, display = _run(dialogue, *turns)
+    assert display.kind == "recommendation"
+
+
+def test_no_to_a_prerequisite_the_level_supposes_reopens_the_level(dialogue):
+    state, display = _run(dialogue, "5", "megakernels")
+    assert display.topic == "pre:warp"
+    state, display = dialogue.step(state, "non")
+    assert display.kind == "clarification" and display.topic == "level" and display.recommendation is None
+    assert "warp" in display.notice and {v for v, _ in display.options} == {"optimiser", "hopper"}
