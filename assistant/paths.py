@@ -218,7 +218,9 @@ class PathDialogue:
             state.answers.append([stage, said])
             return ""
         clash, state.clash = state.clash, []
-        text = _resolve_clash(clash, text) if clash else text
+        text, kept = _resolve_clash(clash, text) if clash else (text, "")
+        if kept and not self.read(stage, text).match.sure:
+            text = kept     # the rest of the answer still hesitates: the fact picked alone
         options = self.levels if stage == "level" else self.goals
         letters = self._goal_by_letter if stage == "goal" else None
         offered = [o for o in options if o["id"] in state.clarify]
@@ -528,9 +530,10 @@ class PathDialogue:
                 "optional": all(c["optional"] for c in chapters)}
 
 
-def _resolve_clash(clash: list[str], text: str) -> str:
-    """The answer to read after a question about two facts: the whole first answer without
-    the fact not kept when the reader picks one (its words, "1", "la 2"), else the new text."""
+def _resolve_clash(clash: list[str], text: str) -> tuple[str, str]:
+    """The answer to read after a question about two facts, and the fact kept: the whole first
+    answer without the fact not kept when the reader picks one (its words, "1", "la 2"), else
+    the new text and no fact."""
     first, second, whole = (clash + ["", "", ""])[:3]
     norm = normalise(text).strip(" .!»«\"'")
     pick = re.fullmatch(r"(?:(?:la|le|phrase|option|choix|number|#)\s*)?([12])|(?:la )?(premiere|seconde|deuxieme|first|second)",
@@ -540,10 +543,10 @@ def _resolve_clash(clash: list[str], text: str) -> str:
     elif norm in (normalise(first).strip(" .!»«\"'"), normalise(second).strip(" .!»«\"'")):
         keep = first if norm == normalise(first).strip(" .!»«\"'") else second
     else:
-        return text
+        return text, ""
     drop = second if keep == first else first
     rest = whole.replace(drop, " ", 1) if drop and drop in whole else keep
-    return " ".join(rest.split()).strip(" ,;") or keep
+    return " ".join(rest.split()).strip(" ,;") or keep, keep
 
 
 def _display(kind: str, text: str, options=(), notice: str = "", recommendation: dict | None = None,

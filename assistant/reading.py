@@ -55,7 +55,12 @@ _SPLIT = re.compile(
     # Two wishes coordinated, each with its own infinitive ("comprendre sans coder et écrire mon
     # premier noyau", "understand it and then write my own kernels").
     r"\bet (?:puis |ensuite |aussi |surtout |enfin )?(?=(?:ecrire|coder|programmer|developper|creer|apprendre)\b)|"
-    r"\band (?:then |also |mainly )?(?=(?:write|code|build|program|create|learn)\b))")
+    r"\band (?:then |also |mainly )?(?=(?:write|code|build|program|create|learn)\b)|"
+    # "sans"/"without" opens a phrase of its own: its negation scopes over what follows it, not
+    # over the words before ("rendre PyTorch plus rapide sans réécrire mon code" wants speed);
+    # but "sans comprendre" says how the words before are known ("je les copie sans comprendre").
+    r"(?<=\w )(?=(?:sans|without)\b)(?!sans (?:vraiment |trop |bien |rien )?(?:savoir|comprendre|connaitre|maitriser)\b)"
+    r"(?!without (?:really |fully )?(?:knowing|understanding)\b))")
 _EXCEPT = re.compile(r"^(?:sauf|hormis|except|apart from)$")
 # Separators a bare list item's predicate may reach across ("mbarrier, TMA : jamais vu");
 # a concession or a full stop ends the list ("wrote some kernels, but TMA? never heard of it").
@@ -144,6 +149,7 @@ class Rules:
         self.wish = re.compile(data["wish"])
         self.ladder = list(data.get("ladder", []))
         self.no_code = re.compile(data["no_code"])
+        self.knows_nothing = re.compile(data["knows_nothing"])
         self.no_longer = re.compile(data["no_longer"])
         self.writes = re.compile(data["writes"])
         self.denials = [(re.compile(d["pattern"]), list(d.get("rules_out", [])), dict(d.get("supports", {})),
@@ -204,7 +210,8 @@ def clauses(text: str, rules: Rules, topics: list[re.Pattern]) -> list[Clause]:
     knowing = False
     for i, (c, prev) in enumerate(zip(out, before)):
         # "je connais les warps, les mbarrier et TMA": the list after a knowing verb.
-        knowing = c.knowing or (knowing and _content_words(c.text) <= _LIST_ITEM)
+        # A clause with a subject of its own ("…, j'écris des kernels warp-specialized") is no item.
+        knowing = c.knowing or (knowing and _content_words(c.text) <= _LIST_ITEM and not _SUBJECT.search(c.text))
         negative = c.negative
         if i and _EXCEPT.match(prev) and not c.text.startswith(("que ", "qu'", "that ")) and \
                 not _NEGATION.search(c.text):
@@ -421,7 +428,8 @@ def _clash(read: list[tuple[Clause, Clause]], compiled: dict, rules: Rules, topi
     1. the option a contradiction is about: the clause whose denial rules it out and the one
        that claims it ("je débute" / "j'écris des noyaux Hopper");
     2. coding itself denied, with no object of its own ("je n'ai jamais programmé", "never wrote
-       any code"), against any claim that supposes code ("je code en C++ depuis 10 ans");
+       any code"), or knowing nothing at all ("rien du tout"), against any claim that supposes
+       code ("je code en C++ depuis 10 ans");
     3. the same words denied as a fact and claimed ("jamais touché PyTorch" / "j'entraîne des
        modèles PyTorch");
     4. a wish to write no code against a wish to write some ("comprendre sans écrire la moindre
@@ -444,6 +452,10 @@ def _clash(read: list[tuple[Clause, Clause]], compiled: dict, rules: Rules, topi
             continue
         rest = rules.no_code.sub(" ", raw.text)
         bare = levels and rules.no_code.search(raw.text) and not any(t.search(rest) for t in topics)
+        # "rien du tout, je profile avec ncu": knowing nothing at all, said first (after a topic,
+        # "le GPU ? rien du tout" is that topic's predicate).
+        bare = bare or (levels and rules.knows_nothing.fullmatch(raw.text) and
+                        not any(t.search(c.text) for c, _ in read[:i] for t in topics))
         words = {m.group(0).strip() for pats in compiled.values() for p, _, _ in pats
                  for m in [p.search(raw.text)] if m and not _self_negating(p, raw.text)} if levels else set()
         for j, (_, c) in enumerate(read):

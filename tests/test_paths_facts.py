@@ -161,3 +161,29 @@ def test_no_to_a_prerequisite_the_level_supposes_reopens_the_level(dialogue):
     state, display = dialogue.step(state, "non")
     assert display.kind == "clarification" and display.topic == "level" and display.recommendation is None
     assert "warp" in display.notice and {v for v, _ in display.options} == {"optimiser", "hopper"}
+
+
+@pytest.mark.parametrize("text", [
+    "rien du tout, je profile avec ncu",
+    "je n'ai jamais entendu parler des warps, j'écris des kernels warp-specialized",
+])
+def test_knowing_nothing_or_an_unknown_word_against_a_claim_is_asked_about(dialogue, text):
+    state, display = _run(dialogue, text, "inférence LLM")
+    assert display.kind == "clarification" and display.recommendation is None and state.get("level") is None
+
+
+@pytest.mark.parametrize("turns,level,goal", [
+    # A topic before it: "rien du tout" is that topic's predicate, not a claim about all.
+    (["Python oui, le GPU ? rien du tout", "comprendre"], "programmer", "comprendre"),
+    # Over now: no contradiction with a past claim.
+    (["je n'ai pas programmé depuis longtemps, mais je faisais du Java", "comprendre"], "programmer", "comprendre"),
+    (["I haven't coded in years, I used to write Java", "understand"], "programmer", "comprendre"),
+    # "sans" scopes over what follows it; one's own code left as it is is a wish of path C.
+    (["pytorch", "rendre PyTorch plus rapide sans réécrire mon code"], "pytorch", "pytorch-rapide"),
+    (["pytorch", "make my PyTorch training faster without rewriting my code"], "pytorch", "pytorch-rapide"),
+    (["pytorch", "accélérer mon entraînement sans toucher à mon code"], "pytorch", "pytorch-rapide"),
+])
+def test_negations_with_their_own_scope_are_not_contradictions(dialogue, turns, level, goal):
+    _, display = _run(dialogue, *turns)
+    assert display.kind == "recommendation"
+    assert (display.recommendation["level"], display.recommendation["goal"]) == (level, goal)
