@@ -284,11 +284,19 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
             subject = previous + " " + clause.text
         previous = clause.text
         partial = bool(rules.partial.search(clause.text)) or clause.weak
+        # "débutant en Hopper", "novice with TMA": the domain named is what the reader lacks;
+        # its words are no evidence of its level, and a prerequisite named is not known.
+        beginner = _beginner_in(clause.text, compiled, rules) if not clause.negative and \
+            any(p.search(clause.text) for p, _, _, _ in rules.novice) else None
+        partial = partial or beginner is not None
         names_prerequisite = any(p.search(clause.text) for p in rules.prerequisites.values())
         # "un peu de CUDA", "des trucs sur les GPU": the clause's evidence counts half.
         vague = bool(rules.vague.search(clause.text)) or clause.weak
         for oid, pats in compiled.items():
             for n, (pattern, weight, kind) in enumerate(pats):
+                if beginner and oid in beginner and pattern.search(clause.text):
+                    understood = True
+                    continue
                 if pattern.search(clause.text) and (not clause.negative or _self_negating(pattern, clause.text)):
                     understood = True
                     # "je connais TMA" is weaker than "j'écris des noyaux avec TMA", and a
@@ -316,6 +324,9 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
                 continue
             if pattern.search(subject):
                 understood = True
+                if beginner is not None:
+                    ruled_out.update(beginner[1:])      # "débutant en CUDA": only what lies beyond CUDA
+                    continue
                 ruled_out.update(o for o in out if o in own)
                 if clause.negative and rules.experience.search(clause.text) and not rules.wish.search(clause.text):
                     # A fact about the reader ("jamais écrit de noyau"), not a wish ("sans coder"):
@@ -392,6 +403,33 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
                 claims.setdefault(oid, source_span(c.text, text, _SPLIT))
     return Reading(match, contradiction, facts, understood or top > 0, hedged, tuple(o for o in ids if o in excludes),
                    tuple(source_span(c, text, _SPLIT) for c in clash), tuple(claims.items()))
+
+
+# A beginner in something ("débutant en CUDA", "new to Hopper", "novice with TMA"); an
+# intensifier makes a beginner at everything ("débutant complet en CUDA" stays a beginner).
+_BEGINNER_IN = re.compile(r"\b(?:debutan\w*|debute|novice|beginner|newbie|noob|nouveau|nouvelle|new|neophyte)\s+"
+                          r"(?:en|sur|avec|dans|in|at|with|to|on)\s+(?P<what>.+)$")
+_INTENSE = re.compile(r"\b(?:complet\w*|total\w*|grand|absolu\w*|complete\w*|vrai|true|pure|parfait\w*)\b")
+_THE_FIELD = re.compile(r"\b(?:this|that|the field|this field|ce domaine|le domaine|ca|tout|everything|all this)\b")
+
+
+def _beginner_in(text: str, compiled: dict, rules: Rules) -> list[str] | None:
+    """The levels a beginner in a named domain lacks: the lowest that the domain's words point
+    to and those beyond; the ones beyond are ruled out ("débutant en CUDA, j'ai écrit des noyaux
+    simples" is coherent: optimising and Hopper are out, simple kernels are not). None for a
+    beginner at everything ("débutant complet", "beginner at programming", "new to this"): the
+    novice rule applies; [] for a domain that is no level ("nouveau dans l'équipe")."""
+    m = _BEGINNER_IN.search(text)
+    if not m or _INTENSE.search(text) or rules.no_code.search(m.group("what")) or \
+            re.search(r"\b(?:programmation|informatique|computing|software)\b", m.group("what")):
+        return None
+    what = m.group("what")
+    ladder = [o for o in rules.ladder if o in compiled]
+    pointed = [i for i, o in enumerate(ladder) if any(p.search(what) for p, _, _ in compiled[o])]
+    pointed += [ladder.index(out[0]) for p, out, _, _ in rules.denials if out and out[0] in ladder and p.search(what)]
+    if not pointed:
+        return None if _THE_FIELD.search(what) else []
+    return ladder[min(pointed):]
 
 
 def _claims(clause: Clause, compiled: dict, rules: Rules, coding: bool = False) -> dict[str, str]:

@@ -187,3 +187,29 @@ def test_negations_with_their_own_scope_are_not_contradictions(dialogue, turns, 
     _, display = _run(dialogue, *turns)
     assert display.kind == "recommendation"
     assert (display.recommendation["level"], display.recommendation["goal"]) == (level, goal)
+
+
+@pytest.mark.parametrize("turns,level", [
+    # A beginner in a named domain lacks that domain and what lies beyond, nothing below it.
+    (["débutant en CUDA, j'ai écrit deux ou trois noyaux simples", "premier noyau"], "cuda-simple"),
+    (["beginner at CUDA, I've done a vector add", "my first useful kernel"], "cuda-simple"),
+    (["je suis nouveau sur Hopper mais j'optimise des noyaux avec ncu", "inférence LLM"], "optimiser"),
+    # "expert" says how good, not at what.
+    (["je suis expert PyTorch, jamais écrit de noyau", "accélérer pytorch"], "pytorch"),
+    (["expert en C++, débutant en GPU", "premier noyau"], "programmer"),
+])
+def test_a_beginner_or_an_expert_in_a_named_domain_is_no_contradiction(dialogue, turns, level):
+    _, display = _run(dialogue, *turns)
+    assert display.kind == "recommendation" and display.recommendation["level"] == level
+
+
+def test_a_beginner_with_a_prerequisite_does_not_know_it(dialogue):
+    reading = dialogue.read("level", "novice with TMA, but I profile CUDA kernels with Nsight daily")
+    assert reading.facts == {"tma": False} and reading.match.option == "optimiser"
+
+
+@pytest.mark.parametrize("text", ["débutant complet, j'écris des noyaux CUDA simples",
+                                  "total beginner, I wrote a couple of simple CUDA kernels"])
+def test_a_beginner_at_everything_who_writes_kernels_is_asked_about(dialogue, text):
+    state, display = _run(dialogue, text)
+    assert display.kind == "clarification" and state.get("level") is None
