@@ -524,7 +524,8 @@ _YES_WORDS = {"oui", "yes", "yep", "yup", "yeah", "ouais", "o", "y", "absolument
 _NO_WORDS = {"non", "no", "nope", "nan", "bof", "idk", "dunno", "na", "n", "jamais", "never", "pas", "nah", "negatif", "nein", "aucune",
              "aucun", "rien", "not", "nada", "niet"}
 # Knowing the name is not knowing the thing: "j'en ai entendu parler", "c'est quoi ?".
-_HEARD_OF = re.compile(r"\b(?:entendu parler|heard of|heard about|de nom|the name|only the name|c'est quoi|"
+_HEARD_OF = re.compile(r"\b(?:entendu parler|heard of|heard about|de nom|the name|only the name|le nom|le terme|the term|"
+                       r"vu passer|croise le terme|seen it around|come across|c'est quoi|"
                        r"qu'est-ce que c'est|what is (?:that|it|this)|what'?s that|ca me dit (?:vaguement )?quelque chose|"
                        r"rings a bell)\b")
 _THINK_YES = re.compile(r"\b(?:je (?:crois|pense) que oui|i think so|i believe so|je pense bien|il me semble que oui)\b")

@@ -213,3 +213,17 @@ def test_a_beginner_with_a_prerequisite_does_not_know_it(dialogue):
 def test_a_beginner_at_everything_who_writes_kernels_is_asked_about(dialogue, text):
     state, display = _run(dialogue, text)
     assert display.kind == "clarification" and state.get("level") is None
+
+
+@pytest.mark.parametrize("text", ["je connais le nom", "oui, vite fait", "j'ai déjà vu passer", "I know the term",
+                                  "yes I've come across it"])
+def test_knowing_the_name_of_a_prerequisite_is_not_knowing_it(dialogue, text):
+    state, display = _run(dialogue, "pytorch", "megakernels")
+    topic = display.topic
+    state, display = dialogue.step(state, text)
+    assert state.facts()[topic[4:]] is False
+
+
+def test_a_prerequisite_seen_in_passing_in_a_free_answer_is_not_known(dialogue):
+    reading = dialogue.read("level", "j'optimise des noyaux, TMA je connais le nom, mbarrier vu passer, warps oui")
+    assert reading.facts == {"tma": False, "mbarrier": False, "warp": True}
