@@ -62,6 +62,7 @@ _SPLIT = re.compile(
     r"(?<=\w )(?=(?:sans|without)\b)(?!sans (?:vraiment |trop |bien |rien )?(?:savoir|comprendre|connaitre|maitriser)\b)"
     r"(?!without (?:really |fully )?(?:knowing|understanding)\b))")
 _EXCEPT = re.compile(r"^(?:sauf|hormis|except|apart from)$")
+_ANY = re.compile(r"(?:anything|everything|all|whatever|any of them|n'importe quoi|tout)")
 # Separators a bare list item's predicate may reach across ("mbarrier, TMA : jamais vu");
 # a concession or a full stop ends the list ("wrote some kernels, but TMA? never heard of it").
 _LIST_SEPARATOR = re.compile(r"^(?:[,:/()]|et |and |\?)$")
@@ -213,7 +214,9 @@ def clauses(text: str, rules: Rules, topics: list[re.Pattern]) -> list[Clause]:
         # A clause with a subject of its own ("…, j'écris des kernels warp-specialized") is no item.
         knowing = c.knowing or (knowing and _content_words(c.text) <= _LIST_ITEM and not _SUBJECT.search(c.text))
         negative = c.negative
-        if i and _EXCEPT.match(prev) and not c.text.startswith(("que ", "qu'", "that ")) and \
+        # "anything but LLM inference": after "anything", "but" is an exception, not a concession.
+        exception = _EXCEPT.match(prev) or (prev == "but" and _ANY.fullmatch(out[i - 1].text))
+        if i and exception and not c.text.startswith(("que ", "qu'", "that ")) and \
                 not _NEGATION.search(c.text):
             # "tout sauf TMA" denies TMA; "jamais écrit de noyau, sauf mes noyaux Hopper" affirms them.
             negative = not out[i - 1].negative

@@ -227,3 +227,10 @@ def test_knowing_the_name_of_a_prerequisite_is_not_knowing_it(dialogue, text):
 def test_a_prerequisite_seen_in_passing_in_a_free_answer_is_not_known(dialogue):
     reading = dialogue.read("level", "j'optimise des noyaux, TMA je connais le nom, mbarrier vu passer, warps oui")
     assert reading.facts == {"tma": False, "mbarrier": False, "warp": True}
+
+
+@pytest.mark.parametrize("text", ["anything but LLM inference", "tout sauf l'inférence LLM"])
+def test_everything_but_a_goal_never_recommends_that_goal(dialogue, text):
+    state, display = _run(dialogue, "Python", text)
+    assert display.recommendation is None and state.get("goal") is None
+    assert "inference-llm" in dialogue.read("goal", text).excludes
