@@ -77,6 +77,8 @@ CLASH = "Vous dites « {a} » et aussi « {b} » : ces deux choses ne vont pas e
 CLASH_QUESTION = "Laquelle de ces deux phrases est juste ? Vous pouvez aussi le dire autrement."
 LEVEL_VS_WORDS = ("Vous avez choisi « {level} », mais ce que vous dites ensuite ne va pas avec ce niveau : "
                   "lequel de ces niveaux vous correspond ?")
+GOAL_VS_WORDS = "Vous avez choisi « {goal} », mais vous dites aussi « {words} » : ces deux choses ne vont pas ensemble."
+CONTESTED = "Une de vos réponses dit connaître {name}, une autre non."
 LEVEL_VS_CLAIM = ("Vous avez choisi « {level} », mais vous dites aussi « {words} » : ces deux choses ne vont pas "
                   "ensemble. Lequel de ces niveaux vous correspond ?")
 LEVEL_VS_FACT = ("Vous avez choisi « {level} », mais vous dites ne pas connaître {names}, que ce niveau "
@@ -120,14 +122,26 @@ class DialogueState:
         return out
 
     def stated(self) -> dict[str, bool]:
-        """Prerequisites settled by the reader's own words (not by a yes/no question)."""
+        """Prerequisites settled by the reader's own words (not by a yes/no question); one that
+        an answer affirms and another denies is not settled (``contested``): it is asked."""
         out: dict[str, bool] = {}
         for a in self.answers:
             if len(a) > 2 and isinstance(a[2], dict):
                 for k, v in a[2].items():
                     if ":" not in k:
                         out[k] = bool(out.get(k, True) and v)
-        return out
+        return {k: v for k, v in out.items() if k not in self.contested()}
+
+    def contested(self) -> set[str]:
+        """Prerequisites that one answer's words affirm and another's deny ("je connais TMA",
+        then "megakernels, mais TMA jamais vu")."""
+        said: dict[str, set[bool]] = {}
+        for a in self.answers:
+            if len(a) > 2 and isinstance(a[2], dict):
+                for k, v in a[2].items():
+                    if ":" not in k:
+                        said.setdefault(k, set()).add(bool(v))
+        return {k for k, values in said.items() if len(values) > 1}
 
     def excluded(self) -> set[str]:
         """Levels the reader's own words rule out ("level:<id>": False in an answer's facts),
@@ -229,8 +243,8 @@ class PathDialogue:
         if picked:
             facts = dict(state.pending)
             said_against = state.excluded() | {k[6:] for k, v in facts.items() if k.startswith("level:") and not v}
-            if stage == "level" and picked in state.clarify and (picked in state.reopened or picked in said_against):
-                facts[f"level:{picked}"] = True     # chosen when asked about it: the reader's last word
+            if picked in state.clarify and (picked in state.reopened or (stage == "level" and picked in said_against)):
+                facts[f"{stage}:{picked}"] = True     # chosen when asked about it: the reader's last word
             self._settle(state, stage, picked, facts)
             return ""
         reading = self.read(stage, text)
@@ -270,6 +284,8 @@ class PathDialogue:
             state.clash = clash         # so does a question about two facts
             return (NOT_UNDERSTOOD if stage == "level" else NOT_UNDERSTOOD_GOAL).format(text=_short(text))
         if match.sure:
+            if match.option in state.clarify and match.option in state.reopened:
+                facts[f"{stage}:{match.option}"] = True     # said again when asked about it
             self._settle(state, stage, match.option, facts, text)
             return ""
         state.clarify, state.pending = match.likeliest(2), facts
@@ -332,6 +348,9 @@ class PathDialogue:
             notice = self._recheck(state, stage)
             if notice:
                 return notice
+        notice = self._goal_denied(state)
+        if notice:
+            return notice
         claim = self.claimed_against(state)
         denied, excluded = self.conflicts(state)
         if not denied and not excluded and not claim:
@@ -352,6 +371,31 @@ class PathDialogue:
             names = {p["id"]: p["name"] for p in self.data["paths"]["F"]["prerequisites"]}
             return LEVEL_VS_FACT.format(level=label, names=_join([names[p] for p in denied]))
         return LEVEL_VS_WORDS.format(level=label)
+
+    def _goal_denied(self, state: DialogueState) -> str:
+        """A goal that the level answer's words deny ("PyTorch, l'inférence ne m'intéresse pas",
+        then "E"): the goal is asked again, between itself and what the words speak for; chosen
+        again, it stands."""
+        level_answer = next(a for a in state.answers if a[0] == "level")
+        idx = next(i for i, a in enumerate(state.answers) if a[0] == "goal")
+        goal, answer = state.answers[idx][1], state.answers[idx]
+        text = level_answer[3] if len(level_answer) > 3 and isinstance(level_answer[3], str) else ""
+        if not text or (len(answer) > 2 and isinstance(answer[2], dict) and answer[2].get(f"goal:{goal}") is True):
+            return ""
+        reading = self.read("goal", text)
+        words = dict(reading.denials).get(goal, "")
+        # Only a denial of interest or of a wish speaks of the goal ("l'inférence ne m'intéresse
+        # pas"); one of experience ("jamais écrit de kernel Triton") speaks of the level: on the
+        # dev dialogues, reading those as goal denials asked 3 clear PyTorch readers again.
+        if goal not in reading.excludes or not words or not self.rules.interest.search(clean(words, self.rules)):
+            return ""
+        other = next((o for o, _ in reading.match.ranked if o != goal and o not in reading.excludes),
+                     next(g["id"] for g in self.goals if g["id"] != goal))
+        state.answers.pop(idx)
+        state.clarify = [g["id"] for g in self.goals if g["id"] in (goal, other)]
+        state.reopened, state.pending = list(state.clarify), {}
+        label = next(g["label"] for g in self.goals if g["id"] == goal)
+        return GOAL_VS_WORDS.format(goal=label, words=words)
 
     def _recheck(self, state: DialogueState, stage: str) -> str:
         """Read a settled free answer again, as the check before a recommendation: one whose
@@ -419,7 +463,8 @@ class PathDialogue:
                 understood = self._understood(state)
                 if understood:
                     intro += " " + understood + " Il reste à vérifier :"
-            lines = [x for x in (notice, intro) if x]
+            contested = (CONTESTED.format(name=pre["name"]),) if pre["id"] in state.contested() else ()
+            lines = [x for x in (notice, intro, *contested) if x]
             return _display("prerequisite", pre["question"], (("oui", "Oui"), ("non", "Non")),
                             " ".join(lines), topic=stage)
         rec = self.recommend(state.get("level"), state.get("goal"), state.facts(),

@@ -128,6 +128,7 @@ class Reading:
     # What the reader says they do or did, option by option, in their words: a first-person
     # clause that is not a wish ("les noyaux Triton que j'ai écrits", not "je veux écrire").
     claims: tuple[tuple[str, str], ...] = ()
+    denials: tuple[tuple[str, str], ...] = ()   # each excluded option with the words that deny it
 
 
 class Rules:
@@ -150,6 +151,7 @@ class Rules:
         self.wish = re.compile(data["wish"])
         self.ladder = list(data.get("ladder", []))
         self.no_code = re.compile(data["no_code"])
+        self.interest = re.compile(data["interest"])
         self.knows_nothing = re.compile(data["knows_nothing"])
         self.no_longer = re.compile(data["no_longer"])
         self.writes = re.compile(data["writes"])
@@ -277,6 +279,7 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
     understood = False
     previous = ""
     read: list[tuple[Clause, Clause]] = []     # (as cut, after a self-negating pattern is consumed)
+    denied_by: dict[str, str] = {}              # option -> the clause that denies it
     for raw in clauses(cleaned, rules, topics):
         clause = _consume_negation(raw, [p for pats in compiled.values() for p, _, _ in pats])
         read.append((raw, clause))
@@ -335,6 +338,8 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
                     # A fact about the reader ("jamais écrit de noyau"), not a wish ("sans coder"):
                     # whatever else is picked, it must not contradict it.
                     excludes.update(o for o in out if o in own)
+                    for o in out:
+                        denied_by.setdefault(o, clause.text)
                 for target, w in supports.items():
                     # "a|b": whichever of a and b the answer otherwise speaks for ("PyTorch,
                     # jamais touché un GPU" is the PyTorch level, "Python, jamais…" the first).
@@ -344,6 +349,7 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
                 for pattern, weight, kind in pats:
                     if "fact" not in kind and pattern.search(clause.text) and not _self_negating(pattern, clause.text):
                         denied[oid] += weight
+                        denied_by.setdefault(oid, clause.text)
             for oid, pats in denied_w.items():
                 for pattern, weight in pats:
                     if pattern.search(clause.text):
@@ -405,7 +411,8 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
             for oid in _claims(c, compiled, rules):
                 claims.setdefault(oid, source_span(c.text, text, _SPLIT))
     return Reading(match, contradiction, facts, understood or top > 0, hedged, tuple(o for o in ids if o in excludes),
-                   tuple(source_span(c, text, _SPLIT) for c in clash), tuple(claims.items()))
+                   tuple(source_span(c, text, _SPLIT) for c in clash), tuple(claims.items()),
+                   tuple((o, source_span(denied_by[o], text, _SPLIT)) for o in ids if o in excludes and o in denied_by))
 
 
 # A beginner in something ("débutant en CUDA", "new to Hopper", "novice with TMA"); an

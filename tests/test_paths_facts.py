@@ -234,3 +234,27 @@ def test_everything_but_a_goal_never_recommends_that_goal(dialogue, text):
     state, display = _run(dialogue, "Python", text)
     assert display.recommendation is None and state.get("goal") is None
     assert "inference-llm" in dialogue.read("goal", text).excludes
+
+
+def test_a_goal_the_level_answer_says_no_interest_in_is_asked_again_and_stands_when_chosen_again(dialogue):
+    first = "je fais du PyTorch, l'inférence LLM ne m'intéresse pas"
+    state, display = _run(dialogue, first, "E")
+    assert display.kind == "clarification" and display.topic == "goal" and display.recommendation is None
+    assert "«\u00a0l'inférence LLM ne m'intéresse pas\u00a0»" in display.notice
+    state, display = dialogue.step(state, "inférence LLM")
+    assert display.kind == "recommendation" and display.recommendation["path"] == "E"
+    # A denial of experience speaks of the level, not of the goal.
+    _, display = _run(dialogue, "ML engineer, I use PyTorch but never wrote a Triton kernel", "make my PyTorch training faster")
+    assert display.kind == "recommendation" and display.recommendation["path"] == "C"
+
+
+def test_a_prerequisite_one_answer_affirms_and_another_denies_is_asked(dialogue):
+    state, display = _run(dialogue, "j'optimise des noyaux, je connais TMA", "megakernels, mais TMA jamais vu")
+    assert state.contested() == {"tma"} and "tma" not in state.stated()
+    asked = []
+    while display.kind == "prerequisite":
+        asked.append(display.topic)
+        if display.topic == "pre:tma":
+            assert "Une de vos réponses dit connaître TMA, une autre non." in display.notice
+        state, display = dialogue.step(state, "oui")
+    assert "pre:tma" in asked and display.recommendation["missing_prerequisites"] == []
