@@ -151,6 +151,7 @@ class Rules:
         self.wish = re.compile(data["wish"])
         self.ladder = list(data.get("ladder", []))
         self.no_code = re.compile(data["no_code"])
+        self.narrowed = re.compile(data["narrowed"])
         self.interest = re.compile(data["interest"])
         self.knows_nothing = re.compile(data["knows_nothing"])
         self.no_longer = re.compile(data["no_longer"])
@@ -325,8 +326,9 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
         rule_sets = rules.novice if not clause.negative else rules.denials
         for pattern, out, supports, general in rule_sets:
             # "no clue why cudaDeviceSynchronize between kernels is bad" denies the prerequisite,
-            # not kernel writing: general denials skip clauses that name a prerequisite.
-            if general and names_prerequisite:
+            # not kernel writing: general denials skip clauses that name a prerequisite, and
+            # those whose kernels are narrowed ("pas de noyaux Hopper" denies Hopper only).
+            if general and (names_prerequisite or (clause.negative and rules.narrowed.search(clause.text))):
                 continue
             if pattern.search(subject):
                 understood = True

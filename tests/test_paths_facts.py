@@ -258,3 +258,16 @@ def test_a_prerequisite_one_answer_affirms_and_another_denies_is_asked(dialogue)
             assert "Une de vos réponses dit connaître TMA, une autre non." in display.notice
         state, display = dialogue.step(state, "oui")
     assert "pre:tma" in asked and display.recommendation["missing_prerequisites"] == []
+
+
+@pytest.mark.parametrize("text", ["j'écris des noyaux CUDA, mais pas de noyaux Hopper",
+                                  "I write CUDA kernels, but no Hopper kernels",
+                                  "je n'ai jamais touché un GPU Hopper, j'écris des kernels CUDA simples"])
+def test_kernels_denied_with_a_narrower_word_deny_that_level_only(dialogue, text):
+    _, display = _run(dialogue, text, "inférence LLM")
+    assert display.kind == "recommendation" and display.recommendation["level"] == "cuda-simple"
+
+
+def test_the_same_narrowed_kernels_denied_and_claimed_are_asked_about(dialogue):
+    state, display = _run(dialogue, "jamais écrit de noyau Hopper, mais j'écris des noyaux Hopper avec TMA")
+    assert display.kind == "clarification" and state.get("level") is None
