@@ -20,8 +20,11 @@ without the other.
 
 Invariant, checked by ``step`` before anything is shown (``_guard``): every settled free answer
 keeps its words and is read again, and one whose words clash is asked about again (a state
-written elsewhere, or kept from older rules); and no recommendation on a level that a
-fact the reader stated contradicts (``conflicts``): a prerequisite the level supposes and the
+written elsewhere, or kept from older rules); the two answers are checked against each other
+(a goal the level answer says no interest in, ``_goal_denied``; a first-person claim of the goal
+answer that the level's label denies, ``claimed_against``; a prerequisite one answer affirms and
+another denies is asked, ``DialogueState.contested``); and no recommendation on a level that a
+fact the reader stated contradicts (``conflicts``, a "non" to a prerequisite's question included): a prerequisite the level supposes and the
 words deny ("5", then "TMA jamais vu"), or an answer whose words rule the level out ("3",
 then "je n'ai jamais écrit de kernel"). Such a level is asked again, between itself and the
 highest level the words allow below it; chosen again, it stands (the reader's last word).
