@@ -44,7 +44,9 @@ from pathlib import Path
 import yaml
 
 from assistant.choice import SIM_MIN, PrototypeMatcher, direct_choice, normalise
-from assistant.reading import Reading, Rules, clean, read_answer, read_yes_no
+from assistant.clauses import Rules, clean
+from assistant.reading import Reading, read_answer
+from assistant.yesno import read_yes_no
 from ingest.config import load_config
 from ingest.corpus import load_plan
 from ingest.errors import CorpusError
