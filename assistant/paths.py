@@ -18,16 +18,15 @@ Two facts of one answer that cannot both be true ("je n'ai jamais programmé, je
 settled: both are quoted back and the reader says which holds; the answer is then read again
 without the other.
 
-Invariant, checked by ``step`` before anything is shown (``_guard``): every settled free answer
-keeps its words and is read again, and one whose words clash is asked about again (a state
-written elsewhere, or kept from older rules); the two answers are checked against each other
-(a goal the level answer says no interest in, ``_goal_denied``; a first-person claim of the goal
-answer that the level's label denies, ``claimed_against``; a prerequisite one answer affirms and
-another denies is asked, ``DialogueState.contested``); and no recommendation on a level that a
-fact the reader stated contradicts (``conflicts``, a "non" to a prerequisite's question included): a prerequisite the level supposes and the
-words deny ("5", then "TMA jamais vu"), or an answer whose words rule the level out ("3",
-then "je n'ai jamais écrit de kernel"). Such a level is asked again, between itself and the
-highest level the words allow below it; chosen again, it stands (the reader's last word).
+Invariant, checked by ``step`` before anything is shown (``assistant.path_checks.guard``):
+no recommendation that a fact the reader stated contradicts. Every settled free answer keeps
+its words and is read again; the two answers are checked against each other (a goal the level
+answer says no interest in, a first-person claim of the goal answer that the level's label
+denies, a prerequisite one answer affirms and another denies: ``DialogueState.contested``,
+asked); a level is checked against the prerequisites it supposes ("5", then "TMA jamais vu",
+or "non" to the TMA question) and against answers that rule it out ("3", then "je n'ai jamais
+écrit de kernel"). Such a level or goal is asked again; chosen again, it stands (the reader's
+last word).
 
 The data (questions, options, reading rules, the six paths with their chapters, hours, exit
 test, notes) lives in ``corpus/parcours.yaml`` and is checked at load against the chapter plan.
@@ -43,8 +42,9 @@ from pathlib import Path
 
 import yaml
 
-from assistant.choice import SIM_MIN, PrototypeMatcher, direct_choice, normalise
+from assistant.choice import SIM_MIN, PrototypeMatcher, direct_choice
 from assistant.clauses import Rules, clean
+from assistant.path_checks import CLASH, claimed_against, conflicts, guard, resolve_clash
 from assistant.reading import Reading, read_answer
 from assistant.yesno import read_yes_no
 from ingest.config import load_config
@@ -78,16 +78,8 @@ NOT_SURE = "Je ne suis pas sûr d'avoir compris « {text} »."
 CONTRADICTION = ("Votre réponse dit deux choses qui ne vont pas ensemble (« {a} » et « {b} ») : "
                  "laquelle vous correspond ?")
 # Two facts of the reader's own words that cannot both be true, quoted back.
-CLASH = "Vous dites « {a} » et aussi « {b} » : ces deux choses ne vont pas ensemble."
 CLASH_QUESTION = "Laquelle de ces deux phrases est juste ? Vous pouvez aussi le dire autrement."
-LEVEL_VS_WORDS = ("Vous avez choisi « {level} », mais ce que vous dites ensuite ne va pas avec ce niveau : "
-                  "lequel de ces niveaux vous correspond ?")
-GOAL_VS_WORDS = "Vous avez choisi « {goal} », mais vous dites aussi « {words} » : ces deux choses ne vont pas ensemble."
 CONTESTED = "Une de vos réponses dit connaître {name}, une autre non."
-LEVEL_VS_CLAIM = ("Vous avez choisi « {level} », mais vous dites aussi « {words} » : ces deux choses ne vont pas "
-                  "ensemble. Lequel de ces niveaux vous correspond ?")
-LEVEL_VS_FACT = ("Vous avez choisi « {level} », mais vous dites ne pas connaître {names}, que ce niveau "
-                 "suppose : lequel de ces niveaux vous correspond ?")
 
 
 @dataclass
@@ -194,7 +186,7 @@ class PathDialogue:
         state = DialogueState(answers=[list(a) for a in state.answers], clarify=list(state.clarify),
                               pending=dict(state.pending), reopened=list(state.reopened), clash=list(state.clash))
         if user_input is None:
-            return state, self._show(state, self._guard(state))
+            return state, self._show(state, guard(self, state))
         text = str(user_input).strip()
         if not text:
             return state, self._show(state, EMPTY)
@@ -210,7 +202,7 @@ class PathDialogue:
                 state.answers.pop()
             return state, self._show(state)
         notice = self._answer(state, text)
-        notice = self._guard(state) or notice
+        notice = guard(self, state) or notice
         return state, self._show(state, notice)
 
     def read(self, stage: str, text: str) -> Reading:
@@ -237,7 +229,7 @@ class PathDialogue:
             state.answers.append([stage, said])
             return ""
         clash, state.clash = state.clash, []
-        text, kept = _resolve_clash(clash, text) if clash else (text, "")
+        text, kept = resolve_clash(clash, text) if clash else (text, "")
         if kept and not self.read(stage, text).match.sure:
             text = kept     # the rest of the answer still hesitates: the fact picked alone
         options = self.levels if stage == "level" else self.goals
@@ -304,124 +296,18 @@ class PathDialogue:
 
     def _settle(self, state: DialogueState, stage: str, option: str, facts: dict, text: str = "") -> None:
         # A free answer keeps its words, so that the check before a recommendation can read
-        # them again (``_guard``); an explicit pick has none to check.
+        # them again (``path_checks.guard``); an explicit pick has none to check.
         state.answers.append([stage, option, facts, text] if text else [stage, option, facts] if facts else
                              [stage, option])
         state.clarify, state.pending, state.reopened, state.clash = [], {}, [], []
 
     def conflicts(self, state: DialogueState) -> tuple[list[str], bool]:
-        """What the reader's own words say against the settled level: the prerequisites it
-        supposes that they deny ("5", then "TMA jamais vu"), and whether an answer rules the
-        level out ("3", then "je n'ai jamais écrit de noyau"). A level chosen again when asked
-        about it stands: the reader's last word wins."""
-        level = state.get("level")
-        if level is None:
-            return [], False
-        answer = next(a for a in state.answers if a[0] == "level")
-        if len(answer) > 2 and answer[2].get(f"level:{level}") is True:
-            return [], False
-        # A "non" to a prerequisite's own question counts as much as the reader's words: "5",
-        # then "non" to « Savez-vous ce qu'est une copie TMA ? » is no Hopper-with-TMA level.
-        known = state.facts()
-        denied = [p for p in self.rules.level_needs.get(level, []) if known.get(p) is False]
-        return denied, level in state.excluded()
+        """See ``assistant.path_checks.conflicts``."""
+        return conflicts(self, state)
 
     def claimed_against(self, state: DialogueState) -> tuple[str, str] | None:
-        """A claim of the goal answer that the settled level's label denies, as (level claimed,
-        the reader's words): "2" (« jamais écrit de noyau »), then "accélérer les noyaux Triton
-        que j'ai écrits". None when the level was chosen again when asked about it."""
-        level, answer = state.get("level"), next((a for a in state.answers if a[0] == "goal"), None)
-        text = answer[3] if answer and len(answer) > 3 and isinstance(answer[3], str) else ""
-        level_answer = next((a for a in state.answers if a[0] == "level"), None)
-        if not text or level is None or (level_answer and len(level_answer) > 2 and
-                                         level_answer[2].get(f"level:{level}") is True):
-            return None
-        ruled = self.rules.level_denies.get(level, [])
-        ids = [o["id"] for o in self.levels]
-        claims = [(o, q) for o, q in self.read("level", text).claims if o in ruled]
-        # The lowest level claimed: the least the words say (« accélérer les noyaux que j'ai écrits »
-        # claims writing kernels, not optimising them).
-        return min(claims, key=lambda c: ids.index(c[0])) if claims else None
-
-    def _guard(self, state: DialogueState) -> str:
-        """The invariant checked before every recommendation: never one on a level that a
-        stated fact contradicts. Such a level is asked again, between itself and the highest
-        level the words allow below it."""
-        if state.get("level") is None or state.get("goal") is None:
-            return ""
-        for stage in ("level", "goal"):
-            notice = self._recheck(state, stage)
-            if notice:
-                return notice
-        notice = self._goal_denied(state)
-        if notice:
-            return notice
-        claim = self.claimed_against(state)
-        denied, excluded = self.conflicts(state)
-        if not denied and not excluded and not claim:
-            return ""
-        level = state.get("level")
-        idx = next(i for i, a in enumerate(state.answers) if a[0] == "level")
-        old = state.answers.pop(idx)
-        ids = [o["id"] for o in self.levels]
-        out = state.excluded()
-        below = next((o for o in reversed(ids[:ids.index(level)]) if o not in out), ids[0])
-        other = claim[0] if claim and not denied and not excluded else below
-        state.clarify, state.pending = [other, level], dict(old[2]) if len(old) > 2 else {}
-        state.reopened = list(state.clarify)
-        label = next(o["label"] for o in self.levels if o["id"] == level)
-        if other != below:
-            return LEVEL_VS_CLAIM.format(level=label, words=claim[1])
-        if denied:
-            names = {p["id"]: p["name"] for p in self.data["paths"]["F"]["prerequisites"]}
-            return LEVEL_VS_FACT.format(level=label, names=_join([names[p] for p in denied]))
-        return LEVEL_VS_WORDS.format(level=label)
-
-    def _goal_denied(self, state: DialogueState) -> str:
-        """A goal that the level answer's words deny ("PyTorch, l'inférence ne m'intéresse pas",
-        then "E"): the goal is asked again, between itself and what the words speak for; chosen
-        again, it stands."""
-        level_answer = next(a for a in state.answers if a[0] == "level")
-        idx = next(i for i, a in enumerate(state.answers) if a[0] == "goal")
-        goal, answer = state.answers[idx][1], state.answers[idx]
-        text = level_answer[3] if len(level_answer) > 3 and isinstance(level_answer[3], str) else ""
-        if not text or (len(answer) > 2 and isinstance(answer[2], dict) and answer[2].get(f"goal:{goal}") is True):
-            return ""
-        reading = self.read("goal", text)
-        words = dict(reading.denials).get(goal, "")
-        # Only a denial of interest or of a wish speaks of the goal ("l'inférence ne m'intéresse
-        # pas"); one of experience ("jamais écrit de kernel Triton") speaks of the level: on the
-        # dev dialogues, reading those as goal denials asked 3 clear PyTorch readers again.
-        if goal not in reading.excludes or not words or not self.rules.interest.search(clean(words, self.rules)):
-            return ""
-        other = next((o for o, _ in reading.match.ranked if o != goal and o not in reading.excludes),
-                     next(g["id"] for g in self.goals if g["id"] != goal))
-        state.answers.pop(idx)
-        state.clarify = [g["id"] for g in self.goals if g["id"] in (goal, other)]
-        state.reopened, state.pending = list(state.clarify), {}
-        label = next(g["label"] for g in self.goals if g["id"] == goal)
-        return GOAL_VS_WORDS.format(goal=label, words=words)
-
-    def _recheck(self, state: DialogueState, stage: str) -> str:
-        """Read a settled free answer again, as the check before a recommendation: one whose
-        words say two things that do not go together (a state written elsewhere, or kept from
-        older rules) is asked about again instead of recommended on."""
-        idx = next(i for i, a in enumerate(state.answers) if a[0] == stage)
-        answer = state.answers[idx]
-        text = answer[3] if len(answer) > 3 and isinstance(answer[3], str) else ""
-        if not text:
-            return ""
-        reading = self.read(stage, text)
-        if not reading.clash and not (reading.contradiction and len(reading.contradiction) == 2):
-            return ""
-        state.answers.pop(idx)
-        if reading.contradiction and len(reading.contradiction) == 2:
-            state.clarify, state.pending = list(reading.contradiction), dict(answer[2])
-        else:
-            state.clash = [*reading.clash, text]
-        a, b = reading.clash or [next(o["label"] for o in self.levels + self.goals if o["id"] == x)
-                                 for x in reading.contradiction]
-        return CLASH.format(a=_lower_first(a), b=_lower_first(b))
+        """See ``assistant.path_checks.claimed_against``."""
+        return claimed_against(self, state)
 
     def _pending_prerequisite(self, state: DialogueState) -> dict | None:
         """The first prerequisite of the chosen path that neither the reader's words nor a
@@ -578,25 +464,6 @@ class PathDialogue:
         return {"label": step["label"], "chapters": chapters, "before": before, "page_optional": page_optional,
                 "minutes": sum(c["minutes"] for c in chapters),
                 "optional": all(c["optional"] for c in chapters)}
-
-
-def _resolve_clash(clash: list[str], text: str) -> tuple[str, str]:
-    """The answer to read after a question about two facts, and the fact kept: the whole first
-    answer without the fact not kept when the reader picks one (its words, "1", "la 2"), else
-    the new text and no fact."""
-    first, second, whole = (clash + ["", "", ""])[:3]
-    norm = normalise(text).strip(" .!»«\"'")
-    pick = re.fullmatch(r"(?:(?:la|le|phrase|option|choix|number|#)\s*)?([12])|(?:la )?(premiere|seconde|deuxieme|first|second)",
-                        norm)
-    if pick:
-        keep = first if (pick.group(1) == "1" or pick.group(2) in ("premiere", "first")) else second
-    elif norm in (normalise(first).strip(" .!»«\"'"), normalise(second).strip(" .!»«\"'")):
-        keep = first if norm == normalise(first).strip(" .!»«\"'") else second
-    else:
-        return text, ""
-    drop = second if keep == first else first
-    rest = whole.replace(drop, " ", 1) if drop and drop in whole else keep
-    return " ".join(rest.split()).strip(" ,;") or keep, keep
 
 
 def _display(kind: str, text: str, options=(), notice: str = "", recommendation: dict | None = None,
