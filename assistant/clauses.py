@@ -39,7 +39,8 @@ _BARE = frozenset("""jamais pas non nan no never nope rien aucun aucune idee enc
     at all clue vu seen used utilise ecrit touche fait j'ai je ai i i've have n'ai ca c'est moi me pour for inconnu
     inconnus inconnue unknown nada zero of it them la les le y en j'en n'en ni heard entendu parler pareil same
     idem non plus either neither nor""".split())
-NEGATION = re.compile(r"\b(?:jamais|pas|aucune?|rien|ni|non|nan|nul|zero|never|idk|dunno|not|no|nothing|none|nope|nada|"
+# A phrase that opens with "sans"/"without" (cut off by SPLIT) denies what follows.
+NEGATION = re.compile(r"^(?:sans|without)\b|\b(?:jamais|pas|aucune?|rien|ni|non|nan|nul|zero|never|idk|dunno|not|no|nothing|none|nope|nada|"
                        r"neither|nor|que dalle|inconnue?s?|unknown|unfamiliar|new to me|nouveaux? pour moi|"
                        r"nouvelles? pour moi|du chinois|chinese to me|no clue|aucune idee|no idea|j'ignore|hardly|"
                        r"yet to|pas encore|not yet|mystere|mystery|"
@@ -78,13 +79,15 @@ class Clause:
 class Rules:
     """The ``reading`` block of parcours.yaml, compiled once."""
 
-    def __init__(self, data: dict, options: list[dict] = ()) -> None:
+    def __init__(self, data: dict, options: list[dict] = (), ordinary: frozenset[str] = frozenset()) -> None:
         # The spelling vocabulary: the listed words plus every plain word of five letters or
         # more that the options' patterns spell out ("traitement", "simulation", …).
         spelled = {w for o in options for p in o.get("patterns", []) + o.get("when_denied", [])
                    for w in re.findall(r"(?<![\\\w])[a-z]{5,}(?![\w])", p[0])}
         self.vocabulary = frozenset(data.get("vocabulary", [])) | frozenset(spelled)
-        self.known_words = frozenset(data.get("known_words", []))
+        # Words spelt right as they are: the listed ones and ``ordinary``, the words of the guide
+        # itself ("jours", "prendre", "technique" are no misspelling of "cours", "rendre", "mecanique").
+        self.known_words = frozenset(data.get("known_words", [])) | (ordinary - self.vocabulary)
         self.aliases = dict(data.get("aliases", {}))
         self.neutral = re.compile(data["neutral"])
         self.hedges = re.compile(data["hedges"])

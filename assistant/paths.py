@@ -42,7 +42,7 @@ from pathlib import Path
 
 import yaml
 
-from assistant.choice import SIM_MIN, PrototypeMatcher, direct_choice
+from assistant.choice import SIM_MIN, PrototypeMatcher, direct_choice, normalise
 from assistant.clauses import Rules, clean
 from assistant.path_checks import CLASH, claimed_against, conflicts, guard, resolve_clash
 from assistant.reading import Reading, read_answer
@@ -168,7 +168,7 @@ class PathDialogue:
         self.chapters = {c["id"]: c for c in plan["chapters"]}
         self.levels = self.data["levels"]["options"]
         self.goals = self.data["goals"]["options"]
-        self.rules = Rules(self.data["reading"], self.levels + self.goals)
+        self.rules = Rules(self.data["reading"], self.levels + self.goals, _guide_words(self.corpus_dir))
         self._goal_by_letter = {g["path"]: g["id"] for g in self.goals}
         self._prototypes: dict[str, PrototypeMatcher] = {}
 
@@ -509,6 +509,14 @@ def _join(names: list[str]) -> str:
 
 def _lower_first(label: str) -> str:
     return label[:1].lower() + label[1:]
+
+
+def _guide_words(corpus_dir: Path) -> frozenset[str]:
+    """The words of five letters or more of the guide's chapters, folded: spelt right."""
+    words: set[str] = set()
+    for path in sorted(Path(corpus_dir).glob("*/*.md")):
+        words.update(re.findall(r"[a-z]{5,}", normalise(path.read_text(encoding="utf-8"))))
+    return frozenset(words)
 
 
 def load_paths(corpus_dir: Path | str) -> dict:

@@ -271,3 +271,23 @@ def test_kernels_denied_with_a_narrower_word_deny_that_level_only(dialogue, text
 def test_the_same_narrowed_kernels_denied_and_claimed_are_asked_about(dialogue):
     state, display = _run(dialogue, "jamais écrit de noyau Hopper, mais j'écris des noyaux Hopper avec TMA")
     assert display.kind == "clarification" and state.get("level") is None
+
+
+@pytest.mark.parametrize("text,kept", [("je code en Python tous les jours", "jours"),
+                                       ("je dois prendre des décisions", "prendre"),
+                                       ("pas de background technique", "technique")])
+def test_words_the_guide_uses_are_not_spelt_into_other_words(dialogue, text, kept):
+    from assistant.clauses import clean
+    assert kept in clean(text, dialogue.rules).split()
+
+
+@pytest.mark.parametrize("text", ["pas de background technique, j'écris du CUTLASS",
+                                  "aucune notion de programmation, mais j'utilise Triton pour mes noyaux"])
+def test_no_background_at_all_against_kernels_is_asked_about(dialogue, text):
+    state, display = _run(dialogue, text)
+    assert display.kind == "clarification" and state.get("level") is None
+
+
+def test_without_a_goal_word_denies_it(dialogue):
+    state, display = _run(dialogue, "Python", "rendre PyTorch plus rapide sans PyTorch")
+    assert display.kind == "clarification" and display.recommendation is None
