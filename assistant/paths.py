@@ -168,7 +168,7 @@ class PathDialogue:
         self.chapters = {c["id"]: c for c in plan["chapters"]}
         self.levels = self.data["levels"]["options"]
         self.goals = self.data["goals"]["options"]
-        self.rules = Rules(self.data["reading"], self.levels + self.goals, _guide_words(self.corpus_dir))
+        self.rules = Rules(self.data["reading"], self.levels + self.goals, _ordinary_words(self.corpus_dir))
         self._goal_by_letter = {g["path"]: g["id"] for g in self.goals}
         self._prototypes: dict[str, PrototypeMatcher] = {}
 
@@ -511,11 +511,20 @@ def _lower_first(label: str) -> str:
     return label[:1].lower() + label[1:]
 
 
-def _guide_words(corpus_dir: Path) -> frozenset[str]:
-    """The words of five letters or more of the guide's chapters, folded: spelt right."""
+_GENERAL_WORDS = Path(__file__).parent / "data" / "general_words.yaml"
+
+
+def _ordinary_words(corpus_dir: Path) -> frozenset[str]:
+    """Words spelt right, of five letters or more, folded: those of the guide's chapters (6,425
+    on the whole guide; among them "jours", "prendre", "technique", which the spelling pass
+    used to turn into "cours", "rendre", "mecanique") and the everyday words of
+    ``assistant/data/general_words.yaml`` ("would" was turned into "world")."""
     words: set[str] = set()
     for path in sorted(Path(corpus_dir).glob("*/*.md")):
         words.update(re.findall(r"[a-z]{5,}", normalise(path.read_text(encoding="utf-8"))))
+    if _GENERAL_WORDS.exists():
+        for text in (yaml.safe_load(_GENERAL_WORDS.read_text(encoding="utf-8")) or {}).values():
+            words.update(re.findall(r"[a-z]{5,}", normalise(str(text))))
     return frozenset(words)
 
 
