@@ -292,3 +292,17 @@ def test_no_background_at_all_against_kernels_is_asked_about(dialogue, text):
 def test_without_a_goal_word_denies_it(dialogue):
     state, display = _run(dialogue, "Python", "rendre PyTorch plus rapide sans PyTorch")
     assert display.kind == "clarification" and display.recommendation is None
+
+
+@pytest.mark.parametrize("turns,level,goal", [
+    (["I don't write kernels myself; I use PyTorch and Hugging Face daily for fine-tuning",
+      "make fine-tuning faster, maybe with Triton"], "pytorch", "pytorch-rapide"),
+    (["J'entraîne des modèles de vision avec PyTorch ; je n'ai jamais écrit de noyau",
+      "Mes entraînements sont lents, j'aimerais les accélérer sans réécrire tout mon code"], "pytorch", "pytorch-rapide"),
+    (["I optimise CUDA kernels for a living (Nsight Compute every day), but I've never written Hopper-specific code "
+      "and I don't know TMA", "LLM inference, serving models with low latency"], "optimiser", "inference-llm"),
+])
+def test_long_answers_with_negations_that_hold_together_are_recommended(dialogue, turns, level, goal):
+    _, display = _run(dialogue, *turns)
+    assert display.kind == "recommendation"
+    assert (display.recommendation["level"], display.recommendation["goal"]) == (level, goal)
