@@ -53,7 +53,8 @@ from assistant.quotes import source_span
 # Own evidence a higher level needs before a lower level's background moves up to it: one
 # passing word ("mémoire partagée", 1) must not lift a CUDA course to "optimiser".
 _LADDER_MIN = 2.0
-_FIRST_PERSON = re.compile(r"(?:^|\b)(?:je|j'|i|i'm|i've|we|nous|on)(?:\b|(?<=')|$)")
+# A clause about the reader ("les noyaux que j'ai écrits"); not "on": "kernels on H100".
+_FIRST_PERSON = re.compile(r"(?:^|\b)(?:je|j'|i|i'm|i've|we|we've|nous)(?:\b|(?<=')|$)")
 _PRONOUN = re.compile(r"(?:\bj'en\b|\bn'en\b|\ben (?:ai|avons|a)\b|\b(?:any|one)\b)")
 
 
