@@ -32,6 +32,7 @@ def claims_of(clause: Clause, compiled: dict, rules: Rules, coding: bool = False
             if not m or weight < CLAIM_MIN or ("fact" in kind and clause.knowing) or \
                     (names_prerequisite and clause.knowing) or "nocode" in kind:
                 continue
+            # The ladder's third rung on (simple kernels, optimising, Hopper) all write code.
             if coding and "up" not in kind and oid not in rules.ladder[2:]:
                 continue
             out.setdefault(oid, m.group(0).strip())
@@ -40,13 +41,14 @@ def claims_of(clause: Clause, compiled: dict, rules: Rules, coding: bool = False
 
 def _stated_denial(clause: Clause, rules: Rules) -> bool:
     """A denied clause that states a fact about the reader's past or present ("jamais codé",
-    "je ne programme pas", "I have never programmed"), not a wish ("je ne veux pas coder") and not a change over time
-    ("je ne code plus", "not anymore": it was true before, so it contradicts no past claim)."""
+    "je ne programme pas", "I have never programmed"), not a wish ("je ne veux pas coder") and
+    not a change over time ("je ne code plus", "not anymore": true before, so it contradicts no
+    past claim)."""
     return clause.negative and not rules.wish.search(clause.text) and not rules.no_longer.search(clause.text)
 
 
 def find_clash(read: list[tuple[Clause, Clause]], compiled: dict, rules: Rules, topics: list[re.Pattern],
-           contradicted: str | None) -> tuple[str, ...]:
+               contradicted: str | None) -> tuple[str, ...]:
     """Two clauses of one answer that state facts which cannot both be true, (denial, claim):
     1. the option a contradiction is about: the clause whose denial rules it out and the one
        that claims it ("je débute" / "j'écris des noyaux Hopper");

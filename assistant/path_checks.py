@@ -25,7 +25,8 @@ if TYPE_CHECKING:       # type names only: paths imports this module
 CLASH = "Vous dites « {a} » et aussi « {b} » : ces deux choses ne vont pas ensemble."
 LEVEL_VS_WORDS = ("Vous avez choisi « {level} », mais ce que vous dites ensuite ne va pas avec ce niveau : "
                   "lequel de ces niveaux vous correspond ?")
-GOAL_VS_WORDS = "Vous avez choisi « {goal} », mais vous dites aussi « {words} » : ces deux choses ne vont pas ensemble."
+GOAL_VS_WORDS = ("Vous avez choisi « {goal} », mais vous dites aussi « {words} » : ces deux choses ne vont pas "
+                 "ensemble.")
 LEVEL_VS_CLAIM = ("Vous avez choisi « {level} », mais vous dites aussi « {words} » : ces deux choses ne vont pas "
                   "ensemble. Lequel de ces niveaux vous correspond ?")
 LEVEL_VS_FACT = ("Vous avez choisi « {level} », mais vous dites ne pas connaître {names}, que ce niveau "
@@ -153,8 +154,8 @@ def resolve_clash(clash: list[str], text: str) -> tuple[str, str]:
     the new text and no fact."""
     first, second, whole = (clash + ["", "", ""])[:3]
     norm = normalise(text).strip(" .!»«\"'")
-    pick = re.fullmatch(r"(?:(?:la|le|phrase|option|choix|number|#)\s*)?([12])|(?:la )?(premiere|seconde|deuxieme|first|second)",
-                        norm)
+    pick = re.fullmatch(r"(?:(?:la|le|phrase|option|choix|number|#)\s*)?([12])|"
+                        r"(?:la )?(premiere|seconde|deuxieme|first|second)", norm)
     if pick:
         keep = first if (pick.group(1) == "1" or pick.group(2) in ("premiere", "first")) else second
     elif norm in (normalise(first).strip(" .!»«\"'"), normalise(second).strip(" .!»«\"'")):

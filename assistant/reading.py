@@ -26,8 +26,9 @@ How an answer is read (rules and vocabulary live in ``corpus/parcours.yaml``, ``
    not "sans coder"), is a stated fact: ``Reading.excludes``;
 5. an option affirmed (1.5 or more of claim) and ruled out by another clause is a
    contradiction; two clauses whose facts cannot both be true are a clash, quoted in the
-   reader's words (``Reading.clash``, see ``find_clash``): coding denied outright against a claim
-   that supposes code, the same words denied and claimed, no code wished against code wished; levels form a ladder, so background evidence of a lower level ("je code en
+   reader's words (``Reading.clash``, see ``find_clash``): coding denied outright against a
+   claim that supposes code, the same words denied and claimed, no code wished against code
+   wished; levels form a ladder, so background evidence of a lower level ("je code en
    Python") moves up to the highest level the answer otherwise supports;
 6. hedged, never settled: a hesitation ("je sais plus trop") with a runner-up, two options at
    once or a self-correction ("les deux", "enfin non"), nothing but a job title or a field
