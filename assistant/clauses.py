@@ -93,6 +93,7 @@ class Rules:
         self.hedges = re.compile(data["hedges"])
         self.undecided = re.compile(data["undecided"])
         self.partial = re.compile(data["partial"])
+        self.unsure = re.compile(data["unsure"])
         self.vague = re.compile(data["vague"])
         self.experience = re.compile(data["experience"])
         self.wish = re.compile(data["wish"])

@@ -56,6 +56,8 @@ from assistant.quotes import source_span
 _LADDER_MIN = 2.0
 # A clause about the reader ("les noyaux que j'ai écrits"); not "on": "kernels on H100".
 _FIRST_PERSON = re.compile(r"(?:^|\b)(?:je|j'|i|i'm|i've|we|we've|nous)(?:\b|(?<=')|$)")
+# A clause that only hesitates ("enfin", "bon", "well"): the qualifier after it still qualifies.
+_INTERJECTION = re.compile(r"(?:enfin|bon|ben|bah|euh+|hmm+|well|i mean|je veux dire|disons|let's say)")
 _PRONOUN = re.compile(r"(?:\bj'en\b|\bn'en\b|\ben (?:ai|avons|a)\b|\b(?:any|one)\b)")
 
 
@@ -99,7 +101,13 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
     previous = ""
     read: list[tuple[Clause, Clause]] = []     # (as cut, after a self-negating pattern is consumed)
     denied_by: dict[str, str] = {}              # option -> the clause that denies it
-    for raw in clauses(cleaned, rules, topics):
+    cut = clauses(cleaned, rules, topics)
+    # "je maîtrise TMA... enfin, à peu près": a short clause with no topic of its own that
+    # hedges or says "partly" qualifies the clause before it.
+    said = [c for c in cut if not _INTERJECTION.fullmatch(c.text)]
+    qualified = {id(said[k]) for k in range(len(said) - 1) if not any(t.search(said[k + 1].text) for t in topics) and
+                 (rules.partial.search(said[k + 1].text) or rules.unsure.search(said[k + 1].text))}
+    for raw in cut:
         clause = consume_negation(raw, [p for pats in compiled.values() for p, _, _ in pats])
         read.append((raw, clause))
         # "mon premier noyau, vu que j'en ai jamais écrit": the pronoun stands for the topic of
@@ -114,6 +122,9 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
         beginner = beginner_in(clause.text, compiled, rules) if not clause.negative and \
             any(p.search(clause.text) for p, _, _, _ in rules.novice) else None
         partial = partial or beginner is not None
+        # Known only when said plainly: "TMA je crois", "mbarriers I'm shaky on", "je maîtrise
+        # TMA… enfin, à peu près" are not (nor evidence of writing with it).
+        unsure = partial or id(raw) in qualified or bool(rules.unsure.search(clause.text))
         names_prerequisite = any(p.search(clause.text) for p in rules.prerequisites.values())
         # "un peu de CUDA", "des trucs sur les GPU": the clause's evidence counts half.
         vague = bool(rules.vague.search(clause.text)) or clause.weak
@@ -132,7 +143,7 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
                     is_claim = full and not (names_prerequisite and clause.knowing)
                     # Heard of, partly known ("entendu parler de TMA", "TMA vaguement"): no
                     # evidence of writing such kernels at all.
-                    value = 0.0 if partial and "fact" in kind else weight if full else weight / 2
+                    value = 0.0 if unsure and "fact" in kind else weight if full else weight / 2
                     best = hits.get((oid, n), (0.0, False))
                     hits[(oid, n)] = max(best, (value, is_claim))
         if vague and not clause.negative and not names_prerequisite:
@@ -178,7 +189,7 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
         for pid, pattern in rules.prerequisites.items():
             if pattern.search(clause.text):
                 understood = True
-                facts[pid] = facts.get(pid, True) and not clause.negative and not partial
+                facts[pid] = facts.get(pid, True) and not clause.negative and not unsure
     for (oid, n), (value, is_claim) in hits.items():
         (up if "up" in compiled[oid][n][2] else own)[oid] += value
         claimed[oid] += value if is_claim else 0.0

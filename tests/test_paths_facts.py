@@ -306,3 +306,16 @@ def test_long_answers_with_negations_that_hold_together_are_recommended(dialogue
     _, display = _run(dialogue, *turns)
     assert display.kind == "recommendation"
     assert (display.recommendation["level"], display.recommendation["goal"]) == (level, goal)
+
+
+@pytest.mark.parametrize("text,facts", [
+    ("j'optimise des noyaux ; warp oui, mbarrier pas vraiment, TMA je crois, sync non",
+     {"warp": True, "mbarrier": False, "tma": False}),
+    ("j'optimise des noyaux, je connais les warps mais les mbarriers, bof", {"warp": True, "mbarrier": False}),
+    ("j'optimise des noyaux, TMA : j'ai lu un article dessus", {"tma": False}),
+    ("j'optimise des noyaux, je maîtrise TMA... enfin, à peu près", {"tma": False}),
+    ("I optimize kernels, warps and TMA are fine; mbarriers I am shaky on", {"warp": True, "tma": True, "mbarrier": False}),
+])
+def test_a_prerequisite_said_with_a_doubt_is_not_known(dialogue, text, facts):
+    reading = dialogue.read("level", text)
+    assert reading.facts == facts and reading.match.option == "optimiser"
