@@ -13,11 +13,20 @@ compris" with every option, an empty one a message; nothing already answered is 
 answer says of path F's four prerequisites is kept with it: only the others are asked, and
 the ones understood are named.
 
-Invariant, checked by ``step`` before anything is shown: no recommendation on a level that a
-fact the reader stated contradicts (``conflicts``): a prerequisite the level supposes and the
-words deny ("5", then "TMA jamais vu"), or an answer whose words rule the level out ("3",
-then "je n'ai jamais écrit de kernel"). Such a level is asked again, between itself and the
-highest level the words allow below it; chosen again, it stands (the reader's last word).
+Two facts of one answer that cannot both be true ("je n'ai jamais programmé, je code en C++",
+"comprendre sans écrire de code, mais écrire mon premier noyau": ``Reading.clash``) are never
+settled: both are quoted back and the reader says which holds; the answer is then read again
+without the other.
+
+Invariant, checked by ``step`` before anything is shown (``assistant.path_checks.guard``):
+no recommendation that a fact the reader stated contradicts. Every settled free answer keeps
+its words and is read again; the two answers are checked against each other (a goal the level
+answer says no interest in, a first-person claim of the goal answer that the level's label
+denies, a prerequisite one answer affirms and another denies: ``DialogueState.contested``,
+asked); a level is checked against the prerequisites it supposes ("5", then "TMA jamais vu",
+or "non" to the TMA question) and against answers that rule it out ("3", then "je n'ai jamais
+écrit de kernel"). Such a level or goal is asked again; chosen again, it stands (the reader's
+last word).
 
 The data (questions, options, reading rules, the six paths with their chapters, hours, exit
 test, notes) lives in ``corpus/parcours.yaml`` and is checked at load against the chapter plan.
@@ -33,8 +42,11 @@ from pathlib import Path
 
 import yaml
 
-from assistant.choice import SIM_MIN, PrototypeMatcher, direct_choice
-from assistant.reading import Reading, Rules, clean, read_answer, read_yes_no
+from assistant.choice import SIM_MIN, PrototypeMatcher, direct_choice, normalise
+from assistant.clauses import Rules, clean
+from assistant.path_checks import CLASH, claimed_against, conflicts, guard, resolve_clash
+from assistant.reading import Reading, read_answer
+from assistant.yesno import read_yes_no
 from ingest.config import load_config
 from ingest.corpus import load_plan
 from ingest.errors import CorpusError
@@ -65,10 +77,9 @@ OFF_QUESTION = ("« {text} » répond plutôt à la question suivante, que je po
 NOT_SURE = "Je ne suis pas sûr d'avoir compris « {text} »."
 CONTRADICTION = ("Votre réponse dit deux choses qui ne vont pas ensemble (« {a} » et « {b} ») : "
                  "laquelle vous correspond ?")
-LEVEL_VS_WORDS = ("Vous avez choisi « {level} », mais ce que vous dites ensuite ne va pas avec ce niveau : "
-                  "lequel de ces niveaux vous correspond ?")
-LEVEL_VS_FACT = ("Vous avez choisi « {level} », mais vous dites ne pas connaître {names}, que ce niveau "
-                 "suppose : lequel de ces niveaux vous correspond ?")
+# Two facts of the reader's own words that cannot both be true, quoted back.
+CLASH_QUESTION = "Laquelle de ces deux phrases est juste ? Vous pouvez aussi le dire autrement."
+CONTESTED = "Une de vos réponses dit connaître {name}, une autre non."
 
 
 @dataclass
@@ -79,6 +90,9 @@ class DialogueState:
     clarify: list[str] = field(default_factory=list)    # option ids offered by a pending clarification
     pending: dict = field(default_factory=dict)         # facts of the answer being clarified
     reopened: list[str] = field(default_factory=list)   # the clarification reopens a contradicted level
+    # A pending question about two facts of one answer that do not go together: [the first in
+    # the reader's words, the second, the whole answer]; picking one re-reads the answer without the other.
+    clash: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -87,7 +101,8 @@ class DialogueState:
     def from_dict(cls, data: dict | None) -> "DialogueState":
         data = data or {}
         return cls(answers=[list(a) for a in data.get("answers", [])], clarify=list(data.get("clarify", [])),
-                   pending=dict(data.get("pending", {}) or {}), reopened=list(data.get("reopened", [])))
+                   pending=dict(data.get("pending", {}) or {}), reopened=list(data.get("reopened", [])),
+                   clash=[str(x) for x in data.get("clash", [])][:3])
 
     def get(self, key: str):
         for a in self.answers:
@@ -104,14 +119,26 @@ class DialogueState:
         return out
 
     def stated(self) -> dict[str, bool]:
-        """Prerequisites settled by the reader's own words (not by a yes/no question)."""
+        """Prerequisites settled by the reader's own words (not by a yes/no question); one that
+        an answer affirms and another denies is not settled (``contested``): it is asked."""
         out: dict[str, bool] = {}
         for a in self.answers:
             if len(a) > 2 and isinstance(a[2], dict):
                 for k, v in a[2].items():
                     if ":" not in k:
                         out[k] = bool(out.get(k, True) and v)
-        return out
+        return {k: v for k, v in out.items() if k not in self.contested()}
+
+    def contested(self) -> set[str]:
+        """Prerequisites that one answer's words affirm and another's deny ("je connais TMA",
+        then "megakernels, mais TMA jamais vu")."""
+        said: dict[str, set[bool]] = {}
+        for a in self.answers:
+            if len(a) > 2 and isinstance(a[2], dict):
+                for k, v in a[2].items():
+                    if ":" not in k:
+                        said.setdefault(k, set()).add(bool(v))
+        return {k for k, values in said.items() if len(values) > 1}
 
     def excluded(self) -> set[str]:
         """Levels the reader's own words rule out ("level:<id>": False in an answer's facts),
@@ -141,7 +168,7 @@ class PathDialogue:
         self.chapters = {c["id"]: c for c in plan["chapters"]}
         self.levels = self.data["levels"]["options"]
         self.goals = self.data["goals"]["options"]
-        self.rules = Rules(self.data["reading"], self.levels + self.goals)
+        self.rules = Rules(self.data["reading"], self.levels + self.goals, _ordinary_words(self.corpus_dir))
         self._goal_by_letter = {g["path"]: g["id"] for g in self.goals}
         self._prototypes: dict[str, PrototypeMatcher] = {}
 
@@ -157,9 +184,9 @@ class PathDialogue:
         An empty or blank answer changes nothing and says so."""
         state = state if isinstance(state, DialogueState) else DialogueState.from_dict(state)
         state = DialogueState(answers=[list(a) for a in state.answers], clarify=list(state.clarify),
-                              pending=dict(state.pending), reopened=list(state.reopened))
+                              pending=dict(state.pending), reopened=list(state.reopened), clash=list(state.clash))
         if user_input is None:
-            return state, self._show(state, self._guard(state))
+            return state, self._show(state, guard(self, state))
         text = str(user_input).strip()
         if not text:
             return state, self._show(state, EMPTY)
@@ -169,13 +196,13 @@ class PathDialogue:
         if _RESTART.match(norm):
             return DialogueState(), self._show(DialogueState())
         if _BACK.match(norm):
-            if state.clarify:
-                state.clarify, state.pending, state.reopened = [], {}, []
+            if state.clarify or state.clash:
+                state.clarify, state.pending, state.reopened, state.clash = [], {}, [], []
             elif state.answers:
                 state.answers.pop()
             return state, self._show(state)
         notice = self._answer(state, text)
-        notice = self._guard(state) or notice
+        notice = guard(self, state) or notice
         return state, self._show(state, notice)
 
     def read(self, stage: str, text: str) -> Reading:
@@ -201,6 +228,10 @@ class PathDialogue:
                 return f"Je n'ai pas compris « {_short(text)} » : répondez par « oui » ou par « non »."
             state.answers.append([stage, said])
             return ""
+        clash, state.clash = state.clash, []
+        text, kept = resolve_clash(clash, text) if clash else (text, "")
+        if kept and not self.read(stage, text).match.sure:
+            text = kept     # the rest of the answer still hesitates: the fact picked alone
         options = self.levels if stage == "level" else self.goals
         letters = self._goal_by_letter if stage == "goal" else None
         offered = [o for o in options if o["id"] in state.clarify]
@@ -209,13 +240,14 @@ class PathDialogue:
         if picked:
             facts = dict(state.pending)
             said_against = state.excluded() | {k[6:] for k, v in facts.items() if k.startswith("level:") and not v}
-            if stage == "level" and picked in state.clarify and (picked in state.reopened or picked in said_against):
-                facts[f"level:{picked}"] = True     # chosen when asked about it: the reader's last word
+            if picked in state.clarify and (picked in state.reopened or (stage == "level" and picked in said_against)):
+                facts[f"{stage}:{picked}"] = True     # chosen when asked about it: the reader's last word
             self._settle(state, stage, picked, facts)
             return ""
         reading = self.read(stage, text)
         if stage == "level" and (state.clarify or not _FIRST_PERSON.search(clean(text, self.rules))) and \
                 self._answers_the_goal(text, reading):
+            state.clash = clash
             return OFF_QUESTION.format(text=_short(text))
         facts = {**state.pending, **reading.facts} if state.clarify else dict(reading.facts)
         # What the answer states about the reader rules levels out, whichever question it
@@ -225,8 +257,15 @@ class PathDialogue:
         labels = {o["id"]: o["label"] for o in options}
         if reading.contradiction and len(reading.contradiction) == 2:
             state.clarify, state.pending = list(reading.contradiction), facts
+            if reading.clash:
+                return CLASH.format(a=reading.clash[0], b=reading.clash[1])
             a, b = reading.contradiction
             return CONTRADICTION.format(a=_lower_first(labels[a]), b=_lower_first(labels[b]))
+        if reading.clash:
+            # Two facts that cannot both be true, whatever option they point to ("je n'ai jamais
+            # programmé" / "je code en C++"): never settled, the reader says which one holds.
+            state.clarify, state.pending, state.clash = [], {}, [*reading.clash, text]
+            return CLASH.format(a=reading.clash[0], b=reading.clash[1])
         match = reading.match
         if not reading.understood and len(text.split()) >= _FALLBACK_MIN_WORDS:
             # Words the rules do not know: the nearest example answers suggest two options to
@@ -239,9 +278,12 @@ class PathDialogue:
         if not reading.understood or match.option is None:
             if not state.reopened:      # a reopened level keeps its offer and its facts
                 state.clarify, state.pending = [], {}
+            state.clash = clash         # so does a question about two facts
             return (NOT_UNDERSTOOD if stage == "level" else NOT_UNDERSTOOD_GOAL).format(text=_short(text))
         if match.sure:
-            self._settle(state, stage, match.option, facts)
+            if match.option in state.clarify and match.option in state.reopened:
+                facts[f"{stage}:{match.option}"] = True     # said again when asked about it
+            self._settle(state, stage, match.option, facts, text)
             return ""
         state.clarify, state.pending = match.likeliest(2), facts
         return ""
@@ -252,47 +294,20 @@ class PathDialogue:
         level_top = reading.match.ranked[0][1] if reading.match.ranked else 0.0
         return goal.sure and goal.ranked[0][1] > level_top
 
-    def _settle(self, state: DialogueState, stage: str, option: str, facts: dict) -> None:
-        state.answers.append([stage, option, facts] if facts else [stage, option])
-        state.clarify, state.pending, state.reopened = [], {}, []
+    def _settle(self, state: DialogueState, stage: str, option: str, facts: dict, text: str = "") -> None:
+        # A free answer keeps its words, so that the check before a recommendation can read
+        # them again (``path_checks.guard``); an explicit pick has none to check.
+        state.answers.append([stage, option, facts, text] if text else [stage, option, facts] if facts else
+                             [stage, option])
+        state.clarify, state.pending, state.reopened, state.clash = [], {}, [], []
 
     def conflicts(self, state: DialogueState) -> tuple[list[str], bool]:
-        """What the reader's own words say against the settled level: the prerequisites it
-        supposes that they deny ("5", then "TMA jamais vu"), and whether an answer rules the
-        level out ("3", then "je n'ai jamais écrit de noyau"). A level chosen again when asked
-        about it stands: the reader's last word wins."""
-        level = state.get("level")
-        if level is None:
-            return [], False
-        answer = next(a for a in state.answers if a[0] == "level")
-        if len(answer) > 2 and answer[2].get(f"level:{level}") is True:
-            return [], False
-        stated = state.stated()
-        denied = [p for p in self.rules.level_needs.get(level, []) if stated.get(p) is False]
-        return denied, level in state.excluded()
+        """See ``assistant.path_checks.conflicts``."""
+        return conflicts(self, state)
 
-    def _guard(self, state: DialogueState) -> str:
-        """The invariant checked before every recommendation: never one on a level that a
-        stated fact contradicts. Such a level is asked again, between itself and the highest
-        level the words allow below it."""
-        if state.get("level") is None or state.get("goal") is None:
-            return ""
-        denied, excluded = self.conflicts(state)
-        if not denied and not excluded:
-            return ""
-        level = state.get("level")
-        idx = next(i for i, a in enumerate(state.answers) if a[0] == "level")
-        old = state.answers.pop(idx)
-        ids = [o["id"] for o in self.levels]
-        out = state.excluded()
-        below = next((o for o in reversed(ids[:ids.index(level)]) if o not in out), ids[0])
-        state.clarify, state.pending = [below, level], dict(old[2]) if len(old) > 2 else {}
-        state.reopened = list(state.clarify)
-        label = next(o["label"] for o in self.levels if o["id"] == level)
-        if denied:
-            names = {p["id"]: p["name"] for p in self.data["paths"]["F"]["prerequisites"]}
-            return LEVEL_VS_FACT.format(level=label, names=_join([names[p] for p in denied]))
-        return LEVEL_VS_WORDS.format(level=label)
+    def claimed_against(self, state: DialogueState) -> tuple[str, str] | None:
+        """See ``assistant.path_checks.claimed_against``."""
+        return claimed_against(self, state)
 
     def _pending_prerequisite(self, state: DialogueState) -> dict | None:
         """The first prerequisite of the chosen path that neither the reader's words nor a
@@ -317,6 +332,9 @@ class PathDialogue:
         stage = self._stage(state)
         if stage in ("level", "goal"):
             block = self.data["levels" if stage == "level" else "goals"]
+            if state.clash:
+                return _display("clarification", CLASH_QUESTION, tuple((q, q) for q in state.clash[:2]), notice,
+                                topic=stage)
             if state.clarify:
                 offered = [o for o in block["options"] if o["id"] in state.clarify]
                 names = " ou ".join(f"« {o['label']} »" for o in offered)
@@ -336,7 +354,8 @@ class PathDialogue:
                 understood = self._understood(state)
                 if understood:
                     intro += " " + understood + " Il reste à vérifier :"
-            lines = [x for x in (notice, intro) if x]
+            contested = (CONTESTED.format(name=pre["name"]),) if pre["id"] in state.contested() else ()
+            lines = [x for x in (notice, intro, *contested) if x]
             return _display("prerequisite", pre["question"], (("oui", "Oui"), ("non", "Non")),
                             " ".join(lines), topic=stage)
         rec = self.recommend(state.get("level"), state.get("goal"), state.facts(),
@@ -490,6 +509,23 @@ def _join(names: list[str]) -> str:
 
 def _lower_first(label: str) -> str:
     return label[:1].lower() + label[1:]
+
+
+_GENERAL_WORDS = Path(__file__).parent / "data" / "general_words.yaml"
+
+
+def _ordinary_words(corpus_dir: Path) -> frozenset[str]:
+    """Words spelt right, of five letters or more, folded: those of the guide's chapters (6,425
+    on the whole guide; among them "jours", "prendre", "technique", which the spelling pass
+    used to turn into "cours", "rendre", "mecanique") and the everyday words of
+    ``assistant/data/general_words.yaml`` ("would" was turned into "world")."""
+    words: set[str] = set()
+    for path in sorted(Path(corpus_dir).glob("*/*.md")):
+        words.update(re.findall(r"[a-z]{5,}", normalise(path.read_text(encoding="utf-8"))))
+    if _GENERAL_WORDS.exists():
+        for text in (yaml.safe_load(_GENERAL_WORDS.read_text(encoding="utf-8")) or {}).values():
+            words.update(re.findall(r"[a-z]{5,}", normalise(str(text))))
+    return frozenset(words)
 
 
 def load_paths(corpus_dir: Path | str) -> dict:

@@ -25,7 +25,10 @@ How an answer is read (rules and vocabulary live in ``corpus/parcours.yaml``, ``
    "programmer"); a denial in a clause about experience, not a wish ("jamais écrit de noyau",
    not "sans coder"), is a stated fact: ``Reading.excludes``;
 5. an option affirmed (1.5 or more of claim) and ruled out by another clause is a
-   contradiction; levels form a ladder, so background evidence of a lower level ("je code en
+   contradiction; two clauses whose facts cannot both be true are a clash, quoted in the
+   reader's words (``Reading.clash``, see ``find_clash``): coding denied outright against a
+   claim that supposes code, the same words denied and claimed, no code wished against code
+   wished; levels form a ladder, so background evidence of a lower level ("je code en
    Python") moves up to the highest level the answer otherwise supports;
 6. hedged, never settled: a hesitation ("je sais plus trop") with a runner-up, two options at
    once or a self-correction ("les deux", "enfin non"), nothing but a job title or a field
@@ -33,6 +36,8 @@ How an answer is read (rules and vocabulary live in ``corpus/parcours.yaml``, ``
    than the best ("dev backend, et j'ai vaguement bidouillé des trucs sur GPU").
 Prerequisites: each clause that names one says known (affirmed) or not (denied, partial,
 heard of); "tout sauf TMA" settles TMA only.
+Steps 1-3 live in ``assistant.clauses``, the clashes of step 5 in ``assistant.clash``; a yes/no
+answer to a prerequisite question is read by ``assistant.yesno``.
 Limits: no syntax tree; nested clauses beyond one concession per sentence are read clause by
 clause; a pronoun reaches back one clause only.
 """
@@ -41,62 +46,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from assistant.choice import Match, normalise
-from assistant.spelling import correct
-
-_SPLIT = re.compile(
-    r"([;!?()\n/]|[,:](?!\d)|\.(?=\s|$)|\s[-–—]\s|\b(?:mais|sauf|hormis|par contre|en revanche|cependant|pourtant|"
-    r"toutefois|neanmoins|alors que|tandis que|but|except|however|though|although|whereas|apart from|"
-    r"vu que|puisque|parce que|since|because)\b|"
-    r"\bet (?=(?:je|j'|on|nous|jamais|pas|rien|aucune?|par contre)\b)|\band (?=(?:i|i'\w+|never|not|no)\b))")
-_EXCEPT = re.compile(r"^(?:sauf|hormis|except|apart from)$")
-# Separators a bare list item's predicate may reach across ("mbarrier, TMA : jamais vu");
-# a concession or a full stop ends the list ("wrote some kernels, but TMA? never heard of it").
-_LIST_SEPARATOR = re.compile(r"^(?:[,:/()]|et |and |\?)$")
-# The words of a bare predicate ("jamais vu", "je connais pas", "never heard of it").
-_BARE = frozenset("""jamais pas non nan no never nope rien aucun aucune idee encore yet not vraiment really trop du tout
-    at all clue vu seen used utilise ecrit touche fait j'ai je ai i i've have n'ai ca c'est moi me pour for inconnu
-    inconnus inconnue unknown nada zero of it them la les le y en j'en n'en ni heard entendu parler pareil same
-    idem non plus either neither nor""".split())
-_NEGATION = re.compile(r"\b(?:jamais|pas|aucune?|rien|ni|non|nan|nul|zero|never|idk|dunno|not|no|nothing|none|nope|nada|"
-                       r"neither|nor|que dalle|inconnue?s?|unknown|unfamiliar|new to me|nouveaux? pour moi|"
-                       r"nouvelles? pour moi|du chinois|chinese to me|no clue|aucune idee|no idea|j'ignore|hardly|"
-                       r"yet to|pas encore|not yet|mystere|mystery|"
-                       r"sans (?:vraiment |trop |bien )?(?:savoir|comprendre|connaitre)|"
-                       r"without (?:really )?(?:knowing|understanding)|"
-                       r"sans (?:aucune? |de |le |la |les |d'|du )?(?:gpus?|cuda|noyaux?|kernels?|experience|code|coder|"
-                       r"programmer|ecrire|taper|toucher)|"
-                       r"without (?:any )?(?:gpus?|cuda|kernels?|experience|cod\w+|writing|programming))\b|"
-                       r"n't\b|\bne \w+ plus\b|\bn'\w+ plus\b")
-# A clause that says what the reader knows ("je connais les mbarrier") states a fact; it is
-# not a claim to write such kernels, so it cannot contradict a level.
-_KNOWING = re.compile(r"\b(?:connai\w*|sai[st]|savoir|know\w*|understand\w*|compri\w*|maitris\w*|familiar|"
-                      r"a l'aise|comfortable|"
-                      r"entendu|heard|vu|seen|lu|read about|ok|oui|yes|yep|je vois|i see|vois|idee|idea|clue)\b")
-_AFFIRM = re.compile(r"\b(?:oui|yes|yep|ouais|bien sur|of course|sure|je (?:sais|connais|maitrise|comprends)|"
-                     r"i (?:know|understand|get)|deja|already|connu|known|vu|seen)\b")
-
+from assistant.choice import Match
+from assistant.clash import CLAIM_MIN, claims_of, find_clash
+from assistant.clauses import SPLIT, Clause, Rules, beginner_in, clauses, clean, consume_negation, self_negating
+from assistant.quotes import source_span
 
 # Own evidence a higher level needs before a lower level's background moves up to it: one
 # passing word ("mémoire partagée", 1) must not lift a CUDA course to "optimiser".
 _LADDER_MIN = 2.0
-_SUBJECT = re.compile(r"(?:^|\b)(?:je|j'|tu|il|elle|on|nous|vous|ils|elles|i|i'm|i've|you|he|she|we|they|c'est)(?:\b|(?<=')|$)")
-_CONCESSION = re.compile(r"^(?:mais|par contre|en revanche|but|however)$")
+# A clause about the reader ("les noyaux que j'ai écrits"); not "on": "kernels on H100".
+_FIRST_PERSON = re.compile(r"(?:^|\b)(?:je|j'|i|i'm|i've|we|we've|nous)(?:\b|(?<=')|$)")
+# A clause that only hesitates ("enfin", "bon", "well"): the qualifier after it still qualifies.
+_INTERJECTION = re.compile(r"(?:enfin|bon|ben|bah|euh+|hmm+|well|i mean|je veux dire|disons|let's say)")
 _PRONOUN = re.compile(r"(?:\bj'en\b|\bn'en\b|\ben (?:ai|avons|a)\b|\b(?:any|one)\b)")
-_FILLER = frozenset("les la le l' des du de d' et alors the a an and or ou puis aussi also".split())
-# Evidence of a level that another clause rules out, from which the answer contradicts itself:
-# one plain mention ("I know CUDA really well", 1.5) against "zero programming" is enough.
-_CLAIM_MIN = 1.5
-# Words in a bare list item ("les mbarrier et TMA") that takes its verb from a neighbour.
-_LIST_ITEM = 4
-
-
-@dataclass(frozen=True)
-class Clause:
-    text: str
-    negative: bool
-    knowing: bool = False       # says what the reader knows, not what they do
-    weak: bool = False          # takes a vague or partial predicate ("CUDA, je connais de nom")
 
 
 @dataclass(frozen=True)
@@ -107,120 +69,13 @@ class Reading:
     understood: bool = False                  # some word of the answer was recognised
     hedged: bool = False                      # "je ne sais plus trop", "not sure", "les deux", "un peu"
     excludes: tuple[str, ...] = ()            # options the answer's stated facts rule out ("jamais écrit de noyau")
-
-
-class Rules:
-    """The ``reading`` block of parcours.yaml, compiled once."""
-
-    def __init__(self, data: dict, options: list[dict] = ()) -> None:
-        # The spelling vocabulary: the listed words plus every plain word of five letters or
-        # more that the options' patterns spell out ("traitement", "simulation", …).
-        spelled = {w for o in options for p in o.get("patterns", []) + o.get("when_denied", [])
-                   for w in re.findall(r"(?<![\\\w])[a-z]{5,}(?![\w])", p[0])}
-        self.vocabulary = frozenset(data.get("vocabulary", [])) | frozenset(spelled)
-        self.known_words = frozenset(data.get("known_words", []))
-        self.aliases = dict(data.get("aliases", {}))
-        self.neutral = re.compile(data["neutral"])
-        self.hedges = re.compile(data["hedges"])
-        self.undecided = re.compile(data["undecided"])
-        self.partial = re.compile(data["partial"])
-        self.vague = re.compile(data["vague"])
-        self.experience = re.compile(data["experience"])
-        self.wish = re.compile(data["wish"])
-        self.ladder = list(data.get("ladder", []))
-        self.denials = [(re.compile(d["pattern"]), list(d.get("rules_out", [])), dict(d.get("supports", {})),
-                         bool(d.get("general")))
-                        for d in data.get("denials", [])]
-        self.novice = [(re.compile(d["pattern"]), list(d.get("rules_out", [])), dict(d.get("supports", {})), False)
-                       for d in data.get("novice", [])]
-        self.prerequisites = {k: re.compile(v) for k, v in data.get("prerequisites", {}).items()}
-        self.level_needs = {k: list(v) for k, v in data.get("level_needs", {}).items()}
-
-
-def clean(text: str, rules: Rules) -> str:
-    """Normalised, spelling-corrected text with the neutral phrases blanked."""
-    norm = re.sub(r"[\w']+", lambda m: rules.aliases.get(m.group(0), m.group(0)), normalise(text))
-    norm = correct(norm, rules.vocabulary, rules.known_words)
-    return re.sub(r"\s+", " ", rules.neutral.sub(" ", norm)).strip()
-
-
-def clauses(text: str, rules: Rules, topics: list[re.Pattern]) -> list[Clause]:
-    """The clauses of a cleaned answer with their polarity (see the module docstring)."""
-    pieces = _SPLIT.split(text)
-    parts: list[tuple[str, str]] = []           # (clause, separator that follows it)
-    for i in range(0, len(pieces), 2):
-        sep = pieces[i + 1].strip() if i + 1 < len(pieces) else "."
-        if pieces[i].strip():
-            parts.append((pieces[i].strip(), sep))
-        elif parts and not _LIST_SEPARATOR.match(sep):
-            parts[-1] = (parts[-1][0], sep)
-    out: list[Clause] = []
-    carry: tuple[bool, bool, bool] | None = None      # (negative, knowing, weak) of a bare predicate
-    fresh = False                               # that predicate is the very next clause
-    before = ["."] + [sep for _, sep in parts[:-1]]
-    for part, sep in reversed(parts):
-        # "le coup de cudaDeviceSynchronize par contre je vois pas trop": a topic with no subject
-        # of its own takes the bare predicate that follows it, across a concession too.
-        subjectless = not _SUBJECT.search(part) and fresh
-        if not _LIST_SEPARATOR.match(sep) and not (subjectless and _CONCESSION.match(sep)):
-            carry = None
-        fresh = False
-        neg = bool(_NEGATION.search(part))
-        knowing = bool(_KNOWING.search(part))
-        if not any(t.search(part) for t in topics):
-            # Only a bare predicate ("jamais vu", "je connais pas", "oui") lends its polarity to
-            # the list before it; "pas l'entraînement" speaks of something else.
-            bare = knowing or _AFFIRM.search(part) or (neg and all(w in _BARE for w in re.findall(r"[\w']+", part)))
-            carry = (neg, knowing, bool(rules.vague.search(part) or rules.partial.search(part))) if bare else None
-            fresh = carry is not None
-        elif carry is not None and not neg and (_content_words(part) <= _LIST_ITEM or subjectless) and \
-                not _AFFIRM.search(part) and not knowing:
-            neg, knowing, weak = carry[0], carry[1] or knowing, carry[2]    # a bare list item before its predicate
-            out.append(Clause(part, neg, knowing, weak))
-            continue
-        else:
-            carry = None
-        out.append(Clause(part, neg, knowing))
-    out.reverse()
-    knowing = False
-    for i, (c, prev) in enumerate(zip(out, before)):
-        # "je connais les warps, les mbarrier et TMA": the list after a knowing verb.
-        knowing = c.knowing or (knowing and _content_words(c.text) <= _LIST_ITEM)
-        negative = c.negative
-        if i and _EXCEPT.match(prev) and not c.text.startswith(("que ", "qu'", "that ")) and \
-                not _NEGATION.search(c.text):
-            # "tout sauf TMA" denies TMA; "jamais écrit de noyau, sauf mes noyaux Hopper" affirms them.
-            negative = not out[i - 1].negative
-        out[i] = Clause(c.text, negative, knowing, c.weak)
-    return out
-
-
-def _content_words(text: str) -> int:
-    """Words of a clause but articles and linking words ("alors les mbarrier et la TMA": 2)."""
-    return sum(1 for w in re.findall(r"[\w']+", text) if w not in _FILLER)
-
-
-def _self_negating(pattern: re.Pattern, clause: str) -> bool:
-    """A pattern that matches the negation itself ("sans code", "je ne code pas")."""
-    if not _NEGATION.search(pattern.pattern):
-        return False
-    m = pattern.search(clause)
-    if not m:
-        return False
-    rest = clause[:m.start()] + " " + clause[m.end():]
-    return bool(_NEGATION.search(m.group(0))) and not _NEGATION.search(rest)
-
-
-def _consume_negation(clause: Clause, patterns: list[re.Pattern]) -> Clause:
-    """A clause whose only negation belongs to a self-negating pattern ("comprendre sans
-    coder") affirms: the negation is the content, not the polarity."""
-    if not clause.negative or not _NEGATION.search(clause.text):
-        return clause       # affirmed, or denied by the predicate that follows it
-    rest = clause.text
-    for pattern in patterns:
-        if _NEGATION.search(pattern.pattern):
-            rest = pattern.sub(lambda m: " " if _NEGATION.search(m.group(0)) else m.group(0), rest)
-    return clause if _NEGATION.search(rest) else Clause(clause.text, False, clause.knowing)
+    # Two facts of the answer that do not go together, in the reader's own words: the clause
+    # that rules out or denies, and the clause that claims (see ``find_clash``).
+    clash: tuple[str, ...] = ()
+    # What the reader says they do or did, option by option, in their words: a first-person
+    # clause that is not a wish ("les noyaux Triton que j'ai écrits", not "je veux écrire").
+    claims: tuple[tuple[str, str], ...] = ()
+    denials: tuple[tuple[str, str], ...] = ()   # each excluded option with the words that deny it
 
 
 def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
@@ -244,8 +99,17 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
     facts: dict[str, bool] = {}
     understood = False
     previous = ""
-    for clause in clauses(cleaned, rules, topics):
-        clause = _consume_negation(clause, [p for pats in compiled.values() for p, _, _ in pats])
+    read: list[tuple[Clause, Clause]] = []     # (as cut, after a self-negating pattern is consumed)
+    denied_by: dict[str, str] = {}              # option -> the clause that denies it
+    cut = clauses(cleaned, rules, topics)
+    # "je maîtrise TMA... enfin, à peu près": a short clause with no topic of its own that
+    # hedges or says "partly" qualifies the clause before it.
+    said = [c for c in cut if not _INTERJECTION.fullmatch(c.text)]
+    qualified = {id(said[k]) for k in range(len(said) - 1) if not any(t.search(said[k + 1].text) for t in topics) and
+                 (rules.partial.search(said[k + 1].text) or rules.unsure.search(said[k + 1].text))}
+    for raw in cut:
+        clause = consume_negation(raw, [p for pats in compiled.values() for p, _, _ in pats])
+        read.append((raw, clause))
         # "mon premier noyau, vu que j'en ai jamais écrit": the pronoun stands for the topic of
         # the clause before; the denial rules read them together.
         subject = clause.text
@@ -253,12 +117,23 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
             subject = previous + " " + clause.text
         previous = clause.text
         partial = bool(rules.partial.search(clause.text)) or clause.weak
+        # "débutant en Hopper", "novice with TMA": the domain named is what the reader lacks;
+        # its words are no evidence of its level, and a prerequisite named is not known.
+        beginner = beginner_in(clause.text, compiled, rules) if not clause.negative and \
+            any(p.search(clause.text) for p, _, _, _ in rules.novice) else None
+        partial = partial or beginner is not None
+        # Known only when said plainly: "TMA je crois", "mbarriers I'm shaky on", "je maîtrise
+        # TMA… enfin, à peu près" are not (nor evidence of writing with it).
+        unsure = partial or id(raw) in qualified or bool(rules.unsure.search(clause.text))
         names_prerequisite = any(p.search(clause.text) for p in rules.prerequisites.values())
         # "un peu de CUDA", "des trucs sur les GPU": the clause's evidence counts half.
         vague = bool(rules.vague.search(clause.text)) or clause.weak
         for oid, pats in compiled.items():
             for n, (pattern, weight, kind) in enumerate(pats):
-                if pattern.search(clause.text) and (not clause.negative or _self_negating(pattern, clause.text)):
+                if beginner and oid in beginner and pattern.search(clause.text):
+                    understood = True
+                    continue
+                if pattern.search(clause.text) and (not clause.negative or self_negating(pattern, clause.text)):
                     understood = True
                     # "je connais TMA" is weaker than "j'écris des noyaux avec TMA", and a
                     # pattern counts once per answer, at its strongest.
@@ -268,7 +143,7 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
                     is_claim = full and not (names_prerequisite and clause.knowing)
                     # Heard of, partly known ("entendu parler de TMA", "TMA vaguement"): no
                     # evidence of writing such kernels at all.
-                    value = 0.0 if partial and "fact" in kind else weight if full else weight / 2
+                    value = 0.0 if unsure and "fact" in kind else weight if full else weight / 2
                     best = hits.get((oid, n), (0.0, False))
                     hits[(oid, n)] = max(best, (value, is_claim))
         if vague and not clause.negative and not names_prerequisite:
@@ -280,16 +155,22 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
         rule_sets = rules.novice if not clause.negative else rules.denials
         for pattern, out, supports, general in rule_sets:
             # "no clue why cudaDeviceSynchronize between kernels is bad" denies the prerequisite,
-            # not kernel writing: general denials skip clauses that name a prerequisite.
-            if general and names_prerequisite:
+            # not kernel writing: general denials skip clauses that name a prerequisite, and
+            # those whose kernels are narrowed ("pas de noyaux Hopper" denies Hopper only).
+            if general and (names_prerequisite or (clause.negative and rules.narrowed.search(clause.text))):
                 continue
             if pattern.search(subject):
                 understood = True
+                if beginner is not None:
+                    ruled_out.update(beginner[1:])      # "débutant en CUDA": only what lies beyond CUDA
+                    continue
                 ruled_out.update(o for o in out if o in own)
                 if clause.negative and rules.experience.search(clause.text) and not rules.wish.search(clause.text):
                     # A fact about the reader ("jamais écrit de noyau"), not a wish ("sans coder"):
                     # whatever else is picked, it must not contradict it.
                     excludes.update(o for o in out if o in own)
+                    for o in out:
+                        denied_by.setdefault(o, clause.text)
                 for target, w in supports.items():
                     # "a|b": whichever of a and b the answer otherwise speaks for ("PyTorch,
                     # jamais touché un GPU" is the PyTorch level, "Python, jamais…" the first).
@@ -297,8 +178,9 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
         if clause.negative:
             for oid, pats in compiled.items():
                 for pattern, weight, kind in pats:
-                    if "fact" not in kind and pattern.search(clause.text) and not _self_negating(pattern, clause.text):
+                    if "fact" not in kind and pattern.search(clause.text) and not self_negating(pattern, clause.text):
                         denied[oid] += weight
+                        denied_by.setdefault(oid, clause.text)
             for oid, pats in denied_w.items():
                 for pattern, weight in pats:
                     if pattern.search(clause.text):
@@ -307,7 +189,7 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
         for pid, pattern in rules.prerequisites.items():
             if pattern.search(clause.text):
                 understood = True
-                facts[pid] = facts.get(pid, True) and not clause.negative and not partial
+                facts[pid] = facts.get(pid, True) and not clause.negative and not unsure
     for (oid, n), (value, is_claim) in hits.items():
         (up if "up" in compiled[oid][n][2] else own)[oid] += value
         claimed[oid] += value if is_claim else 0.0
@@ -320,7 +202,7 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
     if not any(o in rules.ladder for o in ids):
         # Goals: "accélérer PyTorch, mais je ne veux plus jamais toucher à PyTorch".
         ruled_out.update(o for o in ids if denied[o] >= 1.5)
-    contradiction = tuple(o for o in ids if o in ruled_out and claimed[o] >= _CLAIM_MIN)
+    contradiction = tuple(o for o in ids if o in ruled_out and claimed[o] >= CLAIM_MIN)
     allowed = [o for o in ids if o not in ruled_out]
     scores = {o: own[o] + up[o] for o in allowed}
     ladder = [o for o in rules.ladder if o in scores]
@@ -351,46 +233,14 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
     else:
         confidence = top / (top + runner)
         match = Match(ranked[0][0], min(confidence, 0.6) if hedged or contradiction else confidence, ranked)
-    return Reading(match, contradiction, facts, understood or top > 0, hedged, tuple(o for o in ids if o in excludes))
-
-
-_YES_WORDS = {"oui", "yes", "yep", "yup", "yeah", "ouais", "o", "y", "absolument", "absolutely", "evidemment",
-              "certainement", "certainly", "sure", "definitely", "definitivement", "carrement", "grave", "ofc",
-              "obviously", "si", "bah", "ben", "bien", "exactement", "exactly", "parfaitement", "affirmatif",
-              "correct", "yess", "yas", "mouais", "naturellement", "of"}
-_NO_WORDS = {"non", "no", "nope", "nan", "bof", "idk", "dunno", "na", "n", "jamais", "never", "pas", "nah", "negatif", "nein", "aucune",
-             "aucun", "rien", "not", "nada", "niet"}
-# Knowing the name is not knowing the thing: "j'en ai entendu parler", "c'est quoi ?".
-_HEARD_OF = re.compile(r"\b(?:entendu parler|heard of|heard about|de nom|the name|only the name|c'est quoi|"
-                       r"qu'est-ce que c'est|what is (?:that|it|this)|what'?s that|ca me dit (?:vaguement )?quelque chose|"
-                       r"rings a bell)\b")
-_THINK_YES = re.compile(r"\b(?:je (?:crois|pense) que oui|i think so|i believe so|je pense bien|il me semble que oui)\b")
-_YES_ELSE = re.compile(r"\b(?:tout a fait|bien sur|of course|i think so|je pense|je crois|probably|probablement|"
-                       r"j'en ai (?:deja )?(?:utilise|ecrit|fait)|i do|i have|i've used|used (?:it|them)|utilise|"
-                       r"connu|known)\b")
-
-
-def read_yes_no(text: str, rules: Rules) -> bool | None:
-    """An answer to a yes/no question: True, False, or None when it says neither.
-
-    "Partly" answers ("un peu", "vaguement", "kind of, no") and "I know the name" count as
-    no: the page sends a reader who lacks a prerequisite to CUDA moderne first."""
-    cleaned = clean(text, rules)
-    words = re.findall(r"[\w']+", cleaned)
-    if not words:
-        return None
-    if _HEARD_OF.search(cleaned):
-        return False
-    if _THINK_YES.search(cleaned) and not _NEGATION.search(cleaned):
-        return True     # "je crois que oui, ça bloque le CPU": a yes that says why
-    partial = bool(rules.partial.search(cleaned))
-    if words[0] in _YES_WORDS and not (words[0] in {"bah", "ben", "bien", "of"} and len(words) == 1):
-        # "of course not", "bien sûr que non", "oui mais pas vraiment": the denial wins.
-        return not partial and not _NEGATION.search(" ".join(words[1:]))
-    if words[0] in _NO_WORDS:
-        return False
-    if _NEGATION.search(cleaned) or partial or rules.hedges.search(cleaned):
-        return False
-    if _AFFIRM.search(cleaned) or _YES_ELSE.search(cleaned):
-        return True
-    return None
+    clash = find_clash(read, compiled, rules, topics, contradiction[-1] if contradiction else None)
+    if not any(o in rules.ladder for o in ids):
+        excludes |= ruled_out       # a goal whose own words the answer denies
+    claims: dict[str, str] = {}
+    for _, c in read:
+        if _FIRST_PERSON.search(c.text) and not rules.wish.search(c.text):
+            for oid in claims_of(c, compiled, rules):
+                claims.setdefault(oid, source_span(c.text, text, SPLIT))
+    return Reading(match, contradiction, facts, understood or top > 0, hedged, tuple(o for o in ids if o in excludes),
+                   tuple(source_span(c, text, SPLIT) for c in clash), tuple(claims.items()),
+                   tuple((o, source_span(denied_by[o], text, SPLIT)) for o in ids if o in excludes and o in denied_by))

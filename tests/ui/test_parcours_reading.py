@@ -50,3 +50,11 @@ def test_prerequisites_from_the_words_are_named_and_the_hours_add_up(page):
     times = checklist.locator(".tuile-hours").all_inner_texts()
     minutes = sum(int(t.split("\u00a0")[0]) for t in times)
     assert len(times) == 18 and minutes == 680
+
+
+def test_two_facts_that_clash_are_quoted_and_one_is_picked_by_its_button(page):
+    _answer(page, "je n'ai jamais programmé, je code en Rust depuis 3 ans")
+    page.get_by_text("ne vont pas ensemble").wait_for(timeout=10_000)
+    page.get_by_role("button", name="je n'ai jamais programmé").wait_for(timeout=10_000)
+    page.get_by_role("button", name="je code en Rust depuis 3 ans").click()
+    page.get_by_text("Qu'est-ce que vous voulez en faire").wait_for(timeout=10_000)

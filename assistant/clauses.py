@@ -1,0 +1,234 @@
+"""Cut a cleaned answer into clauses and say of each whether it affirms or denies.
+
+``clauses(text, rules, topics)`` returns the ``Clause``es of an answer that ``clean`` has
+normalised (lowercase, accents folded, spelling corrected, neutral phrases blanked), each
+affirmed or denied for itself; ``Rules`` is the ``reading`` block of ``corpus/parcours.yaml``
+compiled once. The grammar (where a clause ends, what a negation or an exception scopes over,
+a beginner in a named domain) is described in ``assistant.reading``, which scores the clauses.
+Limits: no syntax tree; a pronoun reaches back one clause only.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from assistant.choice import normalise
+from assistant.spelling import correct
+
+SPLIT = re.compile(
+    r"([;!?()\n/]|[,:](?!\d)|\.(?=\s|$)|\s[-–—]\s|\b(?:mais|sauf|hormis|par contre|en revanche|cependant|pourtant|"
+    r"toutefois|neanmoins|alors que|tandis que|but|except|however|though|although|whereas|apart from|"
+    r"vu que|puisque|parce que|since|because)\b|"
+    r"\bet (?=(?:je|j'|on|nous|jamais|pas|rien|aucune?|par contre)\b)|\band (?=(?:i|i'\w+|never|not|no)\b)|"
+    # Two wishes coordinated, each with its own infinitive ("comprendre sans coder et écrire mon
+    # premier noyau", "understand it and then write my own kernels").
+    r"\bet (?:puis |ensuite |aussi |surtout |enfin )?(?=(?:ecrire|coder|programmer|developper|creer|apprendre)\b)|"
+    r"\band (?:then |also |mainly )?(?=(?:write|code|build|program|create|learn)\b)|"
+    # "sans"/"without" opens a phrase of its own: its negation scopes over what follows it, not
+    # over the words before ("rendre PyTorch plus rapide sans réécrire mon code" wants speed);
+    # but "sans comprendre" says how the words before are known ("je les copie sans comprendre").
+    r"(?<=\w )(?=(?:sans|without)\b)(?!sans (?:vraiment |trop |bien |rien )?(?:savoir|comprendre|connaitre|maitriser)\b)"
+    r"(?!without (?:really |fully )?(?:knowing|understanding)\b))")
+_EXCEPT = re.compile(r"^(?:sauf|hormis|except|apart from)$")
+_ANY = re.compile(r"(?:anything|everything|all|whatever|any of them|n'importe quoi|tout)")
+# Separators a bare list item's predicate may reach across ("mbarrier, TMA : jamais vu");
+# a concession or a full stop ends the list ("wrote some kernels, but TMA? never heard of it").
+_LIST_SEPARATOR = re.compile(r"^(?:[,:/()]|et |and |\?)$")
+# The words of a bare predicate ("jamais vu", "je connais pas", "never heard of it").
+_BARE = frozenset("""jamais pas non nan no never nope rien aucun aucune idee encore yet not vraiment really trop du tout
+    at all clue vu seen used utilise ecrit touche fait j'ai je ai i i've have n'ai ca c'est moi me pour for inconnu
+    inconnus inconnue unknown nada zero of it them la les le y en j'en n'en ni heard entendu parler pareil same
+    idem non plus either neither nor""".split())
+# A phrase that opens with "sans"/"without" (cut off by SPLIT) denies what follows.
+NEGATION = re.compile(r"^(?:sans|without)\b|\b(?:jamais|pas|aucune?|rien|ni|non|nan|nul|zero|never|idk|dunno|not|no|nothing|none|nope|nada|"
+                       r"neither|nor|que dalle|inconnue?s?|unknown|unfamiliar|new to me|nouveaux? pour moi|"
+                       r"nouvelles? pour moi|du chinois|chinese to me|no clue|aucune idee|no idea|j'ignore|hardly|"
+                       r"yet to|pas encore|not yet|mystere|mystery|"
+                       r"sans (?:vraiment |trop |bien )?(?:savoir|comprendre|connaitre)|"
+                       r"without (?:really )?(?:knowing|understanding)|"
+                       r"sans (?:aucune? |de |le |la |les |d'|du )?(?:gpus?|cuda|noyaux?|kernels?|experience|code|coder|"
+                       r"programmer|ecrire|taper|toucher)|"
+                       r"without (?:any )?(?:gpus?|cuda|kernels?|experience|cod\w+|writing|programming))\b|"
+                       r"n't\b|\bne \w+ plus\b|\bn'\w+ plus\b")
+# A clause that says what the reader knows ("je connais les mbarrier") states a fact; it is
+# not a claim to write such kernels, so it cannot contradict a level.
+_KNOWING = re.compile(r"\b(?:connai\w*|sai[st]|savoir|know\w*|understand\w*|compri\w*|maitris\w*|familiar|"
+                      r"a l'aise|comfortable|"
+                      r"entendu|heard|vu|seen|lu|read about|ok|oui|yes|yep|je vois|i see|vois|idee|idea|clue)\b")
+AFFIRM = re.compile(r"\b(?:oui|yes|yep|ouais|bien sur|of course|sure|je (?:sais|connais|maitrise|comprends)|"
+                     r"i (?:know|understand|get)|deja|already|connu|known|vu|seen)\b")
+
+
+_SUBJECT = re.compile(r"(?:^|\b)(?:je|j'|tu|il|elle|on|nous|vous|ils|elles|i|i'm|i've|you|he|she|we|they|c'est)(?:\b|(?<=')|$)")
+_CONCESSION = re.compile(r"^(?:mais|par contre|en revanche|but|however)$")
+_FILLER = frozenset("les la le l' des du de d' et alors the a an and or ou puis aussi also".split())
+# Words in a bare list item ("les mbarrier et TMA") that takes its verb from a neighbour.
+_LIST_ITEM = 4
+
+
+@dataclass(frozen=True)
+class Clause:
+    text: str
+    negative: bool
+    knowing: bool = False       # says what the reader knows, not what they do
+    weak: bool = False          # takes a vague or partial predicate ("CUDA, je connais de nom")
+    exception: bool = False     # follows "sauf", "except": it restricts the clause before
+
+
+
+class Rules:
+    """The ``reading`` block of parcours.yaml, compiled once."""
+
+    def __init__(self, data: dict, options: list[dict] = (), ordinary: frozenset[str] = frozenset()) -> None:
+        # The spelling vocabulary: the listed words plus every plain word of five letters or
+        # more that the options' patterns spell out ("traitement", "simulation", …).
+        spelled = {w for o in options for p in o.get("patterns", []) + o.get("when_denied", [])
+                   for w in re.findall(r"(?<![\\\w])[a-z]{5,}(?![\w])", p[0])}
+        self.vocabulary = frozenset(data.get("vocabulary", [])) | frozenset(spelled)
+        # Words spelt right as they are: the listed ones and ``ordinary``, the words of the guide
+        # itself ("jours", "prendre", "technique" are no misspelling of "cours", "rendre", "mecanique").
+        self.known_words = frozenset(data.get("known_words", [])) | (ordinary - self.vocabulary)
+        self.aliases = dict(data.get("aliases", {}))
+        self.neutral = re.compile(data["neutral"])
+        self.hedges = re.compile(data["hedges"])
+        self.undecided = re.compile(data["undecided"])
+        self.partial = re.compile(data["partial"])
+        self.unsure = re.compile(data["unsure"])
+        self.vague = re.compile(data["vague"])
+        self.experience = re.compile(data["experience"])
+        self.wish = re.compile(data["wish"])
+        self.ladder = list(data.get("ladder", []))
+        self.no_code = re.compile(data["no_code"])
+        self.narrowed = re.compile(data["narrowed"])
+        self.interest = re.compile(data["interest"])
+        self.knows_nothing = re.compile(data["knows_nothing"])
+        self.no_longer = re.compile(data["no_longer"])
+        self.writes = re.compile(data["writes"])
+        self.denials = [(re.compile(d["pattern"]), list(d.get("rules_out", [])), dict(d.get("supports", {})),
+                         bool(d.get("general")))
+                        for d in data.get("denials", [])]
+        self.novice = [(re.compile(d["pattern"]), list(d.get("rules_out", [])), dict(d.get("supports", {})), False)
+                       for d in data.get("novice", [])]
+        self.prerequisites = {k: re.compile(v) for k, v in data.get("prerequisites", {}).items()}
+        self.level_needs = {k: list(v) for k, v in data.get("level_needs", {}).items()}
+        self.level_denies = {k: list(v) for k, v in data.get("level_denies", {}).items()}
+
+
+def clean(text: str, rules: Rules) -> str:
+    """Normalised, spelling-corrected text with the neutral phrases blanked."""
+    norm = re.sub(r"[\w']+", lambda m: rules.aliases.get(m.group(0), m.group(0)), normalise(text))
+    norm = correct(norm, rules.vocabulary, rules.known_words)
+    return re.sub(r"\s+", " ", rules.neutral.sub(" ", norm)).strip()
+
+
+def clauses(text: str, rules: Rules, topics: list[re.Pattern]) -> list[Clause]:
+    """The clauses of a cleaned answer with their polarity (see the module docstring)."""
+    pieces = SPLIT.split(text)
+    parts: list[tuple[str, str]] = []           # (clause, separator that follows it)
+    for i in range(0, len(pieces), 2):
+        sep = pieces[i + 1].strip() if i + 1 < len(pieces) else "."
+        if pieces[i].strip():
+            parts.append((pieces[i].strip(), sep))
+        elif parts and not _LIST_SEPARATOR.match(sep):
+            parts[-1] = (parts[-1][0], sep)
+    out: list[Clause] = []
+    carry: tuple[bool, bool, bool] | None = None      # (negative, knowing, weak) of a bare predicate
+    fresh = False                               # that predicate is the very next clause
+    before = ["."] + [sep for _, sep in parts[:-1]]
+    for part, sep in reversed(parts):
+        # "le coup de cudaDeviceSynchronize par contre je vois pas trop": a topic with no subject
+        # of its own takes the bare predicate that follows it, across a concession too.
+        subjectless = not _SUBJECT.search(part) and fresh
+        if not _LIST_SEPARATOR.match(sep) and not (subjectless and _CONCESSION.match(sep)):
+            carry = None
+        fresh = False
+        neg = bool(NEGATION.search(part))
+        knowing = bool(_KNOWING.search(part))
+        if not any(t.search(part) for t in topics):
+            # Only a bare predicate ("jamais vu", "je connais pas", "oui") lends its polarity to
+            # the list before it; "pas l'entraînement" speaks of something else.
+            bare = knowing or AFFIRM.search(part) or (neg and all(w in _BARE for w in re.findall(r"[\w']+", part)))
+            carry = (neg, knowing, bool(rules.vague.search(part) or rules.partial.search(part))) if bare else None
+            fresh = carry is not None
+        elif carry is not None and not neg and (_content_words(part) <= _LIST_ITEM or subjectless) and \
+                not AFFIRM.search(part) and not knowing:
+            neg, knowing, weak = carry[0], carry[1] or knowing, carry[2]    # a bare list item before its predicate
+            out.append(Clause(part, neg, knowing, weak))
+            continue
+        else:
+            carry = None
+        out.append(Clause(part, neg, knowing))
+    out.reverse()
+    knowing = False
+    for i, (c, prev) in enumerate(zip(out, before)):
+        # "je connais les warps, les mbarrier et TMA": the list after a knowing verb.
+        # A clause with a subject of its own ("…, j'écris des kernels warp-specialized") is no item.
+        knowing = c.knowing or (knowing and _content_words(c.text) <= _LIST_ITEM and not _SUBJECT.search(c.text))
+        negative = c.negative
+        # "anything but LLM inference": after "anything", "but" is an exception, not a concession.
+        exception = _EXCEPT.match(prev) or (prev == "but" and _ANY.fullmatch(out[i - 1].text))
+        if i and exception and not c.text.startswith(("que ", "qu'", "that ")) and \
+                not NEGATION.search(c.text):
+            # "tout sauf TMA" denies TMA; "jamais écrit de noyau, sauf mes noyaux Hopper" affirms them.
+            negative = not out[i - 1].negative
+            out[i] = Clause(c.text, negative, knowing, c.weak, exception=True)
+            continue
+        out[i] = Clause(c.text, negative, knowing, c.weak)
+    return out
+
+
+def _content_words(text: str) -> int:
+    """Words of a clause but articles and linking words ("alors les mbarrier et la TMA": 2)."""
+    return sum(1 for w in re.findall(r"[\w']+", text) if w not in _FILLER)
+
+
+def self_negating(pattern: re.Pattern, clause: str) -> bool:
+    """A pattern that matches the negation itself ("sans code", "je ne code pas")."""
+    if not NEGATION.search(pattern.pattern):
+        return False
+    m = pattern.search(clause)
+    if not m:
+        return False
+    rest = clause[:m.start()] + " " + clause[m.end():]
+    return bool(NEGATION.search(m.group(0))) and not NEGATION.search(rest)
+
+
+def consume_negation(clause: Clause, patterns: list[re.Pattern]) -> Clause:
+    """A clause whose only negation belongs to a self-negating pattern ("comprendre sans
+    coder") affirms: the negation is the content, not the polarity."""
+    if not clause.negative or not NEGATION.search(clause.text):
+        return clause       # affirmed, or denied by the predicate that follows it
+    rest = clause.text
+    for pattern in patterns:
+        if NEGATION.search(pattern.pattern):
+            rest = pattern.sub(lambda m: " " if NEGATION.search(m.group(0)) else m.group(0), rest)
+    return clause if NEGATION.search(rest) else Clause(clause.text, False, clause.knowing,
+                                                        exception=clause.exception)
+
+
+# A beginner in something ("débutant en CUDA", "new to Hopper", "novice with TMA"); an
+# intensifier makes a beginner at everything ("débutant complet en CUDA" stays a beginner).
+_BEGINNER_IN = re.compile(r"\b(?:debutan\w*|debute|novice|beginner|newbie|noob|nouveau|nouvelle|new|neophyte)\s+"
+                          r"(?:en|sur|avec|dans|in|at|with|to|on)\s+(?P<what>.+)$")
+_INTENSE = re.compile(r"\b(?:complet\w*|total\w*|grand|absolu\w*|complete\w*|vrai|true|pure|parfait\w*)\b")
+_THE_FIELD = re.compile(r"\b(?:this|that|the field|this field|ce domaine|le domaine|ca|tout|everything|all this)\b")
+
+
+def beginner_in(text: str, compiled: dict, rules: Rules) -> list[str] | None:
+    """The levels a beginner in a named domain lacks: the lowest that the domain's words point
+    to and those beyond; the ones beyond are ruled out ("débutant en CUDA, j'ai écrit des noyaux
+    simples" is coherent: optimising and Hopper are out, simple kernels are not). None for a
+    beginner at everything ("débutant complet", "beginner at programming", "new to this"): the
+    novice rule applies; [] for a domain that is no level ("nouveau dans l'équipe")."""
+    m = _BEGINNER_IN.search(text)
+    if not m or _INTENSE.search(text) or rules.no_code.search(m.group("what")) or \
+            re.search(r"\b(?:programmation|informatique|computing|software)\b", m.group("what")):
+        return None
+    what = m.group("what")
+    ladder = [o for o in rules.ladder if o in compiled]
+    pointed = [i for i, o in enumerate(ladder) if any(p.search(what) for p, _, _ in compiled[o])]
+    pointed += [ladder.index(out[0]) for p, out, _, _ in rules.denials if out and out[0] in ladder and p.search(what)]
+    if not pointed:
+        return None if _THE_FIELD.search(what) else []
+    return ladder[min(pointed):]
+

@@ -1,0 +1,175 @@
+"""The checks before any recommendation of the reading-path dialogue: never one that a fact
+the reader stated contradicts.
+
+``guard(dialogue, state)`` is called by ``PathDialogue.step`` before anything is shown; it
+returns "" when the settled answers hold together, else a French notice, having put the state
+back to a question: a settled free answer whose words clash is read again and asked about
+(``_recheck``); a goal the level answer says no interest in is asked again (``_goal_denied``);
+a level that the goal answer's first-person claims deny (``claimed_against``), a prerequisite
+it supposes that the reader denies, or an answer that rules it out (``conflicts``) is asked
+again, between itself and the level the words allow. An option chosen again when asked about
+it stands: the reader's last word. ``resolve_clash`` reads the answer to a question about two
+facts. Limits: the two answers are compared with each other only, one pair of facts at a time.
+"""
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from assistant.choice import normalise
+from assistant.clauses import clean
+
+if TYPE_CHECKING:       # type names only: paths imports this module
+    from assistant.paths import DialogueState, PathDialogue
+
+CLASH = "Vous dites « {a} » et aussi « {b} » : ces deux choses ne vont pas ensemble."
+LEVEL_VS_WORDS = ("Vous avez choisi « {level} », mais ce que vous dites ensuite ne va pas avec ce niveau : "
+                  "lequel de ces niveaux vous correspond ?")
+GOAL_VS_WORDS = ("Vous avez choisi « {goal} », mais vous dites aussi « {words} » : ces deux choses ne vont pas "
+                 "ensemble.")
+LEVEL_VS_CLAIM = ("Vous avez choisi « {level} », mais vous dites aussi « {words} » : ces deux choses ne vont pas "
+                  "ensemble. Lequel de ces niveaux vous correspond ?")
+LEVEL_VS_FACT = ("Vous avez choisi « {level} », mais vous dites ne pas connaître {names}, que ce niveau "
+                 "suppose : lequel de ces niveaux vous correspond ?")
+
+
+def conflicts(dialogue: PathDialogue, state: DialogueState) -> tuple[list[str], bool]:
+    """What the reader's own words say against the settled level: the prerequisites it
+    supposes that they deny ("5", then "TMA jamais vu"), and whether an answer rules the
+    level out ("3", then "je n'ai jamais écrit de noyau"). A level chosen again when asked
+    about it stands: the reader's last word wins."""
+    level = state.get("level")
+    if level is None:
+        return [], False
+    answer = next(a for a in state.answers if a[0] == "level")
+    if len(answer) > 2 and answer[2].get(f"level:{level}") is True:
+        return [], False
+    # A "non" to a prerequisite's own question counts as much as the reader's words: "5",
+    # then "non" to « Savez-vous ce qu'est une copie TMA ? » is no Hopper-with-TMA level.
+    known = state.facts()
+    denied = [p for p in dialogue.rules.level_needs.get(level, []) if known.get(p) is False]
+    return denied, level in state.excluded()
+
+def claimed_against(dialogue: PathDialogue, state: DialogueState) -> tuple[str, str] | None:
+    """A claim of the goal answer that the settled level's label denies, as (level claimed,
+    the reader's words): "2" (« jamais écrit de noyau »), then "accélérer les noyaux Triton
+    que j'ai écrits". None when the level was chosen again when asked about it."""
+    level, answer = state.get("level"), next((a for a in state.answers if a[0] == "goal"), None)
+    text = answer[3] if answer and len(answer) > 3 and isinstance(answer[3], str) else ""
+    level_answer = next((a for a in state.answers if a[0] == "level"), None)
+    if not text or level is None or (level_answer and len(level_answer) > 2 and
+                                     level_answer[2].get(f"level:{level}") is True):
+        return None
+    ruled = dialogue.rules.level_denies.get(level, [])
+    ids = [o["id"] for o in dialogue.levels]
+    claims = [(o, q) for o, q in dialogue.read("level", text).claims if o in ruled]
+    # The lowest level claimed: the least the words say (« accélérer les noyaux que j'ai écrits »
+    # claims writing kernels, not optimising them).
+    return min(claims, key=lambda c: ids.index(c[0])) if claims else None
+
+def guard(dialogue: PathDialogue, state: DialogueState) -> str:
+    """The invariant checked before every recommendation: never one on a level that a
+    stated fact contradicts. Such a level is asked again, between itself and the highest
+    level the words allow below it."""
+    if state.get("level") is None or state.get("goal") is None:
+        return ""
+    for stage in ("level", "goal"):
+        notice = _recheck(dialogue, state, stage)
+        if notice:
+            return notice
+    notice = _goal_denied(dialogue, state)
+    if notice:
+        return notice
+    claim = claimed_against(dialogue, state)
+    denied, excluded = conflicts(dialogue, state)
+    if not denied and not excluded and not claim:
+        return ""
+    level = state.get("level")
+    idx = next(i for i, a in enumerate(state.answers) if a[0] == "level")
+    old = state.answers.pop(idx)
+    ids = [o["id"] for o in dialogue.levels]
+    out = state.excluded()
+    below = next((o for o in reversed(ids[:ids.index(level)]) if o not in out), ids[0])
+    other = claim[0] if claim and not denied and not excluded else below
+    state.clarify, state.pending = [other, level], dict(old[2]) if len(old) > 2 else {}
+    state.reopened = list(state.clarify)
+    label = next(o["label"] for o in dialogue.levels if o["id"] == level)
+    if other != below:
+        return LEVEL_VS_CLAIM.format(level=label, words=claim[1])
+    if denied:
+        names = {p["id"]: p["name"] for p in dialogue.data["paths"]["F"]["prerequisites"]}
+        return LEVEL_VS_FACT.format(level=label, names=_join([names[p] for p in denied]))
+    return LEVEL_VS_WORDS.format(level=label)
+
+def _goal_denied(dialogue: PathDialogue, state: DialogueState) -> str:
+    """A goal that the level answer's words deny ("PyTorch, l'inférence ne m'intéresse pas",
+    then "E"): the goal is asked again, between itself and what the words speak for; chosen
+    again, it stands."""
+    level_answer = next(a for a in state.answers if a[0] == "level")
+    idx = next(i for i, a in enumerate(state.answers) if a[0] == "goal")
+    goal, answer = state.answers[idx][1], state.answers[idx]
+    text = level_answer[3] if len(level_answer) > 3 and isinstance(level_answer[3], str) else ""
+    if not text or (len(answer) > 2 and isinstance(answer[2], dict) and answer[2].get(f"goal:{goal}") is True):
+        return ""
+    reading = dialogue.read("goal", text)
+    words = dict(reading.denials).get(goal, "")
+    # Only a denial of interest or of a wish speaks of the goal ("l'inférence ne m'intéresse
+    # pas"); one of experience ("jamais écrit de kernel Triton") speaks of the level: on the
+    # dev dialogues, reading those as goal denials asked 3 clear PyTorch readers again.
+    if goal not in reading.excludes or not words or not dialogue.rules.interest.search(clean(words, dialogue.rules)):
+        return ""
+    other = next((o for o, _ in reading.match.ranked if o != goal and o not in reading.excludes),
+                 next(g["id"] for g in dialogue.goals if g["id"] != goal))
+    state.answers.pop(idx)
+    state.clarify = [g["id"] for g in dialogue.goals if g["id"] in (goal, other)]
+    state.reopened, state.pending = list(state.clarify), {}
+    label = next(g["label"] for g in dialogue.goals if g["id"] == goal)
+    return GOAL_VS_WORDS.format(goal=label, words=words)
+
+def _recheck(dialogue: PathDialogue, state: DialogueState, stage: str) -> str:
+    """Read a settled free answer again, as the check before a recommendation: one whose
+    words say two things that do not go together (a state written elsewhere, or kept from
+    older rules) is asked about again instead of recommended on."""
+    idx = next(i for i, a in enumerate(state.answers) if a[0] == stage)
+    answer = state.answers[idx]
+    text = answer[3] if len(answer) > 3 and isinstance(answer[3], str) else ""
+    if not text:
+        return ""
+    reading = dialogue.read(stage, text)
+    if not reading.clash and not (reading.contradiction and len(reading.contradiction) == 2):
+        return ""
+    state.answers.pop(idx)
+    if reading.contradiction and len(reading.contradiction) == 2:
+        state.clarify, state.pending = list(reading.contradiction), dict(answer[2])
+    else:
+        state.clash = [*reading.clash, text]
+    a, b = reading.clash or [next(o["label"] for o in dialogue.levels + dialogue.goals if o["id"] == x)
+                             for x in reading.contradiction]
+    return CLASH.format(a=_lower_first(a), b=_lower_first(b))
+
+
+def resolve_clash(clash: list[str], text: str) -> tuple[str, str]:
+    """The answer to read after a question about two facts, and the fact kept: the whole first
+    answer without the fact not kept when the reader picks one (its words, "1", "la 2"), else
+    the new text and no fact."""
+    first, second, whole = (clash + ["", "", ""])[:3]
+    norm = normalise(text).strip(" .!»«\"'")
+    pick = re.fullmatch(r"(?:(?:la|le|phrase|option|choix|number|#)\s*)?([12])|"
+                        r"(?:la )?(premiere|seconde|deuxieme|first|second)", norm)
+    if pick:
+        keep = first if (pick.group(1) == "1" or pick.group(2) in ("premiere", "first")) else second
+    elif norm in (normalise(first).strip(" .!»«\"'"), normalise(second).strip(" .!»«\"'")):
+        keep = first if norm == normalise(first).strip(" .!»«\"'") else second
+    else:
+        return text, ""
+    drop = second if keep == first else first
+    rest = whole.replace(drop, " ", 1) if drop and drop in whole else keep
+    return " ".join(rest.split()).strip(" ,;") or keep, keep
+
+
+def _join(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " et " + names[-1]
+
+
+def _lower_first(label: str) -> str:
+    return label[:1].lower() + label[1:]

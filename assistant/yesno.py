@@ -1,0 +1,53 @@
+"""Read an answer to a yes/no question (a path-F prerequisite): yes, no, or neither.
+
+``read_yes_no(text, rules)`` returns True, False or None. "Partly" answers, knowing the name
+and hesitations count as no: the reading-path page sends a reader who lacks a prerequisite
+to CUDA moderne first. Limits: French and English words only.
+"""
+from __future__ import annotations
+
+import re
+
+from assistant.clauses import AFFIRM, NEGATION, Rules, clean
+
+_YES_WORDS = {"oui", "yes", "yep", "yup", "yeah", "ouais", "o", "y", "absolument", "absolutely", "evidemment",
+              "certainement", "certainly", "sure", "definitely", "definitivement", "carrement", "grave", "ofc",
+              "obviously", "si", "bah", "ben", "bien", "exactement", "exactly", "parfaitement", "affirmatif",
+              "correct", "yess", "yas", "mouais", "naturellement", "of"}
+_NO_WORDS = {"non", "no", "nope", "nan", "bof", "idk", "dunno", "na", "n", "jamais", "never", "pas", "nah", "negatif", "nein", "aucune",
+             "aucun", "rien", "not", "nada", "niet"}
+# Knowing the name is not knowing the thing: "j'en ai entendu parler", "c'est quoi ?".
+_HEARD_OF = re.compile(r"\b(?:entendu parler|heard of|heard about|de nom|the name|only the name|le nom|le terme|the term|"
+                       r"vu passer|croise le terme|seen it around|come across|c'est quoi|"
+                       r"qu'est-ce que c'est|what is (?:that|it|this)|what'?s that|ca me dit (?:vaguement )?quelque chose|"
+                       r"rings a bell)\b")
+_THINK_YES = re.compile(r"\b(?:je (?:crois|pense) que oui|i think so|i believe so|je pense bien|il me semble que oui)\b")
+_YES_ELSE = re.compile(r"\b(?:tout a fait|bien sur|of course|i think so|je pense|je crois|probably|probablement|"
+                       r"j'en ai (?:deja )?(?:utilise|ecrit|fait)|i do|i have|i've used|used (?:it|them)|utilise|"
+                       r"connu|known)\b")
+
+
+def read_yes_no(text: str, rules: Rules) -> bool | None:
+    """An answer to a yes/no question: True, False, or None when it says neither.
+
+    "Partly" answers ("un peu", "vaguement", "kind of, no") and "I know the name" count as
+    no: the page sends a reader who lacks a prerequisite to CUDA moderne first."""
+    cleaned = clean(text, rules)
+    words = re.findall(r"[\w']+", cleaned)
+    if not words:
+        return None
+    if _HEARD_OF.search(cleaned):
+        return False
+    if _THINK_YES.search(cleaned) and not NEGATION.search(cleaned):
+        return True     # "je crois que oui, ça bloque le CPU": a yes that says why
+    partial = bool(rules.partial.search(cleaned))
+    if words[0] in _YES_WORDS and not (words[0] in {"bah", "ben", "bien", "of"} and len(words) == 1):
+        # "of course not", "bien sûr que non", "oui mais pas vraiment": the denial wins.
+        return not partial and not NEGATION.search(" ".join(words[1:]))
+    if words[0] in _NO_WORDS:
+        return False
+    if NEGATION.search(cleaned) or partial or rules.hedges.search(cleaned):
+        return False
+    if AFFIRM.search(cleaned) or _YES_ELSE.search(cleaned):
+        return True
+    return None
