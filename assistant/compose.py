@@ -228,7 +228,10 @@ def _announced(s: str) -> int:
     mid = _ANNOUNCED_MID.search(s)
     if m is None and mid is None:
         return 0
-    if m is None or not (m.start() <= 3 or len(s[m.end():].strip(" .").split()) <= 1):
+    # « … se repère par trois signaux. », « Ce motif cumule deux handicaps sur GPU. »: the count
+    # opens the sentence or closes it (two words may follow in a short one)
+    tail = len(s[m.end():].strip(" .").split()) if m else 99
+    if m is None or not (m.start() <= 3 or tail <= 1 or tail <= 2 and len(s.split()) <= _SHORT_WORDS):
         if mid is None or "," in s[mid.end():] or " et " in s[mid.end():]:
             return 0      # the count is mid-sentence and not a list's, or the sentence gives the list
         m = mid
@@ -241,7 +244,8 @@ def _needs_before(s: str) -> bool:
     return bool(_ANAPHOR_START.match(s) or _DEMONSTRATIVE.search(head) or _ADDITIVE.search(head))
 
 
-def _with_context(c: _Candidate, groups: Sequence[Sequence[str]], gi: int, j: int, flat: str) -> None:
+def _with_context(c: _Candidate, groups: Sequence[Sequence[str]], gi: int, j: int, flat: str,
+                  forward: bool = True) -> None:
     """Quote a sentence that leans on its context with that context, verbatim: the sentence
     (or two) before it in its paragraph (« KernelBench est un banc d'essai … Il contient 250
     charges … »), the last sentence of the paragraph before when it opens its paragraph right
@@ -263,7 +267,7 @@ def _with_context(c: _Candidate, groups: Sequence[Sequence[str]], gi: int, j: in
         # « … trois conditions. D'abord, … » is the list's; « Ce chapitre présente … » says nothing itself
         if not _needs_before(before[0]) and not any(_announced(b) or _META.match(b) for b in before):
             text = " ".join([*before, s])
-    elif len(s.split()) <= _SHORT_WORDS and len(group) > 1 and not _POINTS_AHEAD.search(group[1]):
+    elif forward and len(s.split()) <= _SHORT_WORDS and len(group) > 1 and not _POINTS_AHEAD.search(group[1]):
         text = f"{s} {group[1]}"
     if text and len(text.split()) <= _CONTEXT_WORDS:
         c.first, c.text, c.stems = s, text, frozenset(terms(text))
@@ -304,6 +308,8 @@ def _section_candidates(rank: int, hit, intent: str, seen: set[str]) -> list[_Ca
             if n <= _MAX_MERGED and len(following) == n and _followed_by(flat, s, following):
                 c.text = " ".join([s, *following])   # give what it announces
                 c.stems = frozenset(terms(c.text))
+                # « Ce motif cumule deux handicaps. » names the sentence before it
+                _with_context(c, *where[position], flat, forward=False)
             else:
                 c.lead_ok = c.point_ok = False
         else:

