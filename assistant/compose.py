@@ -155,7 +155,8 @@ _CITATION_LIKE = re.compile(r"\bet al\.|\barXiv\b|\bISBN\b|\bdoi\.org\b")
 _FRAGMENT_START = re.compile(r"^\(|^[a-zà-ÿ][^`]*[;,]$")
 _SOURCES_SECTION = re.compile(r"^(sources|references|bibliographie)\b")
 
-_CAUSE = re.compile(r"\b(parce qu|car|puisque|because|since|vient d|viennent d|provient|à cause|en raison d|"
+# « parce qu\w* »: « parce que » as well as « parce qu'il » (a bare « parce qu » never matched « que »)
+_CAUSE = re.compile(r"\b(parce qu\w*|car|puisque|because|since|vient d\w*|viennent d\w*|provient|à cause|en raison d\w*|"
                     r"s'explique|dûe?s? à|due?s? à|tient à|faute d\w*|sinon|si bien que|de sorte que|"
                     r"provoqu\w*|survien\w*|se produit|sérialis\w*|"
                     r"aucune erreur|sans erreur|en silence|silencieu\w*)\b", re.I)
