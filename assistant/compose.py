@@ -152,7 +152,7 @@ _POINTS_AHEAD = re.compile(r"\b(?:suivante?s?|ci-dessous|ci-après|below|followi
 _CITATION_LIKE = re.compile(r"\bet al\.|\barXiv\b|\bISBN\b|\bdoi\.org\b")
 # « (ICLR 2018) autour de trois ingrédients … », the tail of a split « et al. (2018) », or a
 # list item « le pas de chaque dimension …, multiple de 16 ; »
-_FRAGMENT_START = re.compile(r"^\(|^[a-zà-ÿ][^`]*[;,]$")
+_FRAGMENT_START = re.compile(r"^\(|^[a-zà-ÿ].*[;,]$")   # code in the item (« `x[x > 0]` ; ») makes it no less a fragment
 _SOURCES_SECTION = re.compile(r"^(sources|references|bibliographie)\b")
 
 # « parce qu\w* »: « parce que » as well as « parce qu'il » (a bare « parce qu » never matched « que »)

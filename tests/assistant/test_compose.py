@@ -304,3 +304,19 @@ def test_a_how_question_naming_an_api_gets_the_code_that_calls_it():
     assert "```c\nCUtensorMap carte;" in comp.text
     plain = compose("comment créer un descripteur de tenseur ?", hits)
     assert "```" not in plain.text      # no name of the code asked for, no code block
+
+
+def test_parce_que_is_a_cause():
+    hits = _hits(("Débit", "Un GPU va vite sur les gros tableaux de données indépendantes."),
+                 ("Pourquoi", "Un GPU va vite parce que des milliers de threads cachent la latence des accès."))
+    comp = compose("Pourquoi un GPU va vite ?", hits)
+    assert "parce que" in comp.quotes[0].text
+
+
+def test_a_list_item_with_code_is_a_fragment():
+    hits = _hits(("Synchronisations", "Une synchronisation implicite bloque le CPU :\n\n"
+                  "- les opérations dont la forme dépend des données, comme `x[x > 0]`, qui doivent attendre ;\n"
+                  "- l'appel `loss.item()` à chaque itération de la boucle ;\n\n"
+                  "Afficher la perte avec `loss.item()` à chaque itération attend donc la fin du GPU."))
+    comp = compose("pourquoi ma boucle ralentit quand j'affiche la perte avec loss.item() ?", hits)
+    assert comp.quotes[0].text.startswith("Afficher la perte")
