@@ -588,7 +588,13 @@ def _reranked(question: str, cands: list[_Candidate], hits: Sequence, reranker: 
     the points are still chosen by rule score (rescoring them all lowered the gold chapter
     cited on dev, 0.942 to 0.934: fewer points passed the share of the lead)."""
     top = sorted((c for c in cands if c.lead_ok and c.score > 0), key=lambda c: (-c.score, c.rank, c.position))[:k]
-    if len(top) < 2 or mix <= 0:
+    if len(top) < 2 or mix <= 0 or mix >= 1:
+        return
+    # a candidate under this share of the best cannot pass it whatever the cosines (0.46 at
+    # mix 0.35): it is not embedded, and a lead that no other can pass costs no embedding at all
+    reach = 1 - mix / (1 - mix)
+    top = [c for c in top if c.score >= reach * top[0].score]
+    if len(top) < 2:
         return
     passages = [f"{hits[c.rank].title}, {hits[c.rank].section} : {c.text}" for c in top]
     cos = reranker.similarities(question, passages)

