@@ -37,16 +37,24 @@ announces a list it does not give (« … se repère par trois signaux. », « �
 conditions se sont réunies. »: merged with the sentences that give them when they follow
 in the same paragraph, skipped otherwise) or points at what follows (« Le tableau
 suivant … »), a fragment (« (2020) formule … », a list item ending in « ; »). A sentence
-that needs the one before it (« Il a aussi rendu faux … », « Ces papiers sont … »,
-« D'abord, … », « … applique ces règles ») scores less. Never quoted: the ``## Sources``
-sections (bibliography) and sentences with unbalanced ``**``. ``shown`` is the previous
-answer of the conversation: its sentences are not repeated.
-With a ``reranker`` (``assistant.rerank``, the e5 model), the best lead candidates by these
-rules are ranked again by meaning: each one's score becomes a mix of its rule score and its
-cosine with the question (the sentence read with its chapter and section titles), the mix
-fitted on the dev questions (``evals.fit_rerank``). Without one, matching is lexical only,
-so a question worded far from the guide gets the opening sentences of the best sections
-rather than the best sentence.
+that leans on its context (« Il contient 250 charges … », « Leur solution … », « Le dépôt
+rapporte en plus … », « … applique ces règles pour vous. ») is quoted with it, verbatim: the
+sentence or two before it in its paragraph (or the last one of the paragraph before, for a
+pronoun that opens one), or the next one for a short paragraph opening; its question terms
+that only the context holds count half, names excepted. Without such a context it scores
+less. A table-row lead comes with the other rows of its table that answer other parts of
+the question (« qui écrit … ? », « qui ordonnance ? »), under one header. A comparison
+prefers a sentence whose clauses each open on one side (« Le PTX est … ; le SASS est … »);
+« comment » with a name of code (`cuTensorMapEncodeTiled`) gets the code block that writes it.
+Never quoted: the ``## Sources`` sections (bibliography) and sentences with unbalanced ``**``.
+``shown`` is the previous answer of the conversation: its sentences are not repeated.
+With a ``reranker`` (``assistant.rerank``, the e5 model; the default generator has one), the
+``RERANK_K`` best lead candidates by these rules are ranked again by meaning: each one's lead
+score is a mix of its rule score and its cosine with the question (the sentence read with its
+chapter and section titles), the mix fitted on the dev questions (``evals.fit_rerank``); the
+points are still chosen by rule score. Without one, matching is lexical only, so a question
+worded far from the guide gets the opening sentences of the best sections rather than the
+best sentence.
 """
 from __future__ import annotations
 
@@ -135,7 +143,8 @@ _DEMONSTRATIVE_PENALTY = 0.85
 # « Le dépôt rapporte en plus, hors article, … », « KernelBench sert aussi à … »: it adds to
 # what the sentence before said
 _ADDITIVE = re.compile(r"\b(?:en plus|aussi|également|de même|as well|also)\b", re.I)
-_CONTEXT_WORDS = 90    # a sentence quoted with the one (or two) before it stays under this
+_CONTEXT_WORDS = 90    # a sentence quoted with the one (or two) before it stays under this (70 cut
+# a three-sentence definition-and-count of 73 words on dev)
 _SHORT_WORDS = 12      # « `do_bench` applique ces règles pour vous. » is given with the next sentence
 _CONTEXT_SHARE = 0.5   # a question term that only the quoted context holds counts for this much,
 # unless it is a name (« Il contient 250 charges » is about the KernelBench of the sentence before)
@@ -144,7 +153,8 @@ _UNRESOLVED_PENALTY = 0.7  # a short sentence that points at a context it cannot
 # one of the things compared
 _CLAUSES = re.compile(r"\s*;\s*|,?\s+(?:alors que|tandis que|whereas|while)\s+")
 _CLAUSE_HEAD_WORDS = 5
-_CLAUSES_BONUS = 0.3
+_CLAUSES_BONUS = 0.3   # above the two-sides bonus (0.2): a sentence that covers both in one clause
+# (« Le padding et le swizzling sont les deux manières … ») said less on dev than one per side
 _MAX_LEAD_ROWS = 4     # rows of one table quoted together as the lead, each with what it adds
 _ROW_SHARE = 0.6       # ... when it scores this share of the best row
 # « Le tableau suivant donne les chiffres … »: it points at what follows, it says nothing itself
@@ -177,7 +187,9 @@ _YEAR = re.compile(r"\b(?:1[89]|20)\d\d\b")
 _STEP = re.compile(r"\b(d'abord|ensuite|puis|enfin|étape|first|then|finally)\b", re.I)
 # the e5 rerank of the lead: the RERANK_K best candidates by the rules above, each scored
 # (1 - RERANK_MIX) * rule score / best + RERANK_MIX * its cosine rescaled to [0, 1] among them;
-# fitted on the 295 dev questions (evals/results/rerank-fit-dev-2026-12-01.md)
+# the mix fitted on the 295 dev questions (evals/results/rerank-fit-dev-2026-12-01.md, with 8
+# candidates). 3 candidates: on 80 hand-read dev leads (seeds 21, 22) as many answer as with 8,
+# and a cold question embeds at most 3 sentences; 2 candidates lost 8 of 200 hand-read leads.
 RERANK_K = 3
 RERANK_MIX = 0.35
 
