@@ -595,7 +595,7 @@ def _piece(c: _Candidate, n: int, first: bool) -> str:
 
 
 def _reranked(question: str, cands: list[_Candidate], hits: Sequence, reranker: LeadReranker,
-              mix: float, k: int) -> None:
+              mix: float, k: int, named: frozenset = frozenset()) -> None:
     """The ``k`` best lead candidates given a ``lead_score``, a mix of rule score and e5 cosine;
     the points are still chosen by rule score (rescoring them all lowered the gold chapter
     cited on dev, 0.942 to 0.934: fewer points passed the share of the lead)."""
@@ -605,7 +605,10 @@ def _reranked(question: str, cands: list[_Candidate], hits: Sequence, reranker: 
     # a candidate under this share of the best cannot pass it whatever the cosines (0.46 at
     # mix 0.35): it is not embedded, and a lead that no other can pass costs no embedding at all
     reach = 1 - mix / (1 - mix)
-    top = [c for c in top if c.score >= reach * top[0].score]
+    # nor one that lacks a name of the question the rules' best holds (« L4 vs H200 »: a sentence
+    # on the H200 alone is about something else, however close its meaning)
+    names = top[0].keys & named
+    top = [c for c in top if c.score >= reach * top[0].score and names <= c.keys]
     if len(top) < 2:
         return
     passages = [f"{hits[c.rank].title}, {hits[c.rank].section} : {c.text}" for c in top]
@@ -635,7 +638,7 @@ def compose(question: str, hits: Sequence, shown: str = "", reranker: LeadRerank
         return Composition((), (), (), ())
     _score(cands, hits, set(terms(question)) - asked.frame, asked, normalise_space(shown))
     if reranker is not None:
-        _reranked(searched or question, cands, hits, reranker, mix, k)
+        _reranked(searched or question, cands, hits, reranker, mix, k, asked.named)
     chosen = _select(cands)
     if not chosen:
         return Composition((), (), (), ())

