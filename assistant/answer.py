@@ -174,7 +174,8 @@ def answer(question, conversation: Conversation | None = None, generator=None, *
     asked = query.expanded if isinstance(gen, ComposedGenerator) else resolved.query
     if partial:                   # said first, in the answer itself: the passages below are only the closest
         yield Piece("text", partial)
-    for item in gen.generate(asked, hits, history, language):
+    composed = dict(searched=query.text) if isinstance(gen, ComposedGenerator) else {}
+    for item in gen.generate(asked, hits, history, language, **composed):
         if isinstance(item, Draft):
             draft = item
         else:
@@ -183,10 +184,10 @@ def answer(question, conversation: Conversation | None = None, generator=None, *
     if draft is not None and draft.failure and not isinstance(gen, ComposedGenerator):
         notice = f"{draft.failure} ; voici la réponse composée à partir du guide."
         yield Piece("reset" if shown else "notice", notice)
-        gen, draft = ComposedGenerator(), None
+        gen, draft = get_generator("composed", config), None
         if language == "en":
             yield Piece("notice", _EN_NOTICE)
-        for item in gen.generate(query.expanded, hits, history, language):
+        for item in gen.generate(query.expanded, hits, history, language, searched=query.text):
             if isinstance(item, Draft):
                 draft = item
             else:

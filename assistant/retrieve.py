@@ -23,7 +23,7 @@ from assistant.records import Hit
 from ingest.analyzer import index_terms
 from ingest.bm25 import BM25Index
 from ingest.config import Config, load_config
-from ingest.embedders import get_embedder
+from ingest.embedders import get_embedder, query_vector
 from ingest.errors import ConfigError, IndexMissingError
 from ingest.index import bm25_text, generation_dir, load_store, open_collection, read_manifest
 from ingest.records import Chunk
@@ -127,7 +127,7 @@ class Retriever:
                     len(gen.chunks))
 
     def _dense(self, gen: _Generation, question: str, allowed: set[str] | None) -> list[tuple[str, float]]:
-        vector = self._embedder.embed_query(question)
+        vector = query_vector(self._embedder, question)
         n = min(CANDIDATES, len(gen.chunks)) if allowed is None else min(CANDIDATES, len(allowed))
         where = None
         if allowed is not None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections import OrderedDict
 from typing import Callable, Protocol, Sequence
 
 from ingest.errors import ConfigError
@@ -97,6 +98,24 @@ _REGISTRY: dict[str, Callable[[str], Embedder]] = {
     "sentence-transformers": lambda arg: SentenceTransformerEmbedder(arg),
 }
 _CACHE: dict[str, Embedder] = {}
+
+
+_QUERIES: "OrderedDict[tuple[int, str], list[float]]" = OrderedDict()
+_MAX_QUERIES = 64
+
+
+def query_vector(embedder: Embedder, text: str) -> list[float]:
+    """``embedder.embed_query(text)``, remembered for the last few questions: retrieval and
+    the composer's lead rerank read the same question, and it is embedded once (~25 ms)."""
+    key = (id(embedder), text)
+    if key in _QUERIES:
+        _QUERIES.move_to_end(key)
+        return _QUERIES[key]
+    vector = embedder.embed_query(text)
+    _QUERIES[key] = vector
+    while len(_QUERIES) > _MAX_QUERIES:
+        _QUERIES.popitem(last=False)
+    return vector
 
 
 def known_embedders() -> list[str]:

@@ -1,7 +1,8 @@
 """Quotable sentences of the guide's Markdown, and the verbatim check of a quote.
 
 ``sentences(section_text)`` cuts a section into the sentences an answer may quote
-verbatim (code, tables and headings left out); ``is_verbatim(quote, section_text)`` checks
+verbatim (code, tables and headings left out), ``paragraphs(section_text)`` the same
+sentences grouped by paragraph; ``is_verbatim(quote, section_text)`` checks
 that a quote is a piece of its section, line breaks and runs of spaces (no-break ones
 included) aside.
 """
@@ -69,20 +70,32 @@ def _split(unit: str) -> list[str]:
     return out
 
 
+def paragraphs(text: str) -> list[list[str]]:
+    """The quotable sentences of a Markdown section grouped by paragraph (or list item), in
+    order: two sentences next to each other in one group follow each other in the text."""
+    out = []
+    for unit in _units(text):
+        group = []
+        for s in _split(unit):
+            s = s.strip()
+            n = len(s.split())
+            if _MIN_WORDS <= n <= _MAX_WORDS and not s.endswith(":") and re.search(r"[^\W\d_]", s):
+                group.append(s)
+            elif group:            # a left-out piece breaks the run: what follows it is not next
+                out.append(group)
+                group = []
+        if group:
+            out.append(group)
+    return out
+
+
 def sentences(text: str) -> list[str]:
     """Quotable sentences of a Markdown section, each a verbatim piece of it (modulo line breaks).
 
     Left out: code blocks, tables, headings, sentences that announce a list (ending
     with ":") and fragments under five words, which do not stand on their own.
     """
-    out = []
-    for unit in _units(text):
-        for s in _split(unit):
-            s = s.strip()
-            n = len(s.split())
-            if _MIN_WORDS <= n <= _MAX_WORDS and not s.endswith(":") and re.search(r"[^\W\d_]", s):
-                out.append(s)
-    return out
+    return [s for group in paragraphs(text) for s in group]
 
 
 def is_verbatim(quote: str, section_text: str) -> bool:

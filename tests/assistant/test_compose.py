@@ -237,3 +237,86 @@ def test_a_negated_definition_does_not_lead():
         ("Le mot", "Le mot megakernel ne désigne pas un noyau simplement très long ou très gros."),
         ("Définition", "Un megakernel est un noyau GPU unique et persistant qui exécute toute la passe avant.")))
     assert comp.quotes[0].text.startswith("Un megakernel est un noyau")
+
+
+def _verbatim_in(comp, hits):
+    texts = {h.anchor: h.text for h in hits}
+    by_n = {c.n: c for c in comp.citations}
+    return all(is_verbatim(q.text, texts[by_n[q.n].anchor]) for q in comp.quotes)
+
+
+def test_a_sentence_that_leans_on_the_one_before_is_quoted_with_it():
+    hits = _hits(("KernelBench", "KernelBench est un banc d'essai public qui mesure les noyaux écrits par des "
+                                 "modèles de langage. Il contient 250 tâches PyTorch, de l'opérateur isolé au modèle complet."),
+                 ("Autre", "Les tâches de KernelBench servent aussi d'exercices gradués pour apprendre."))
+    comp = compose("Combien de tâches contient KernelBench ?", hits)
+    assert comp.quotes[0].text.startswith("KernelBench est un banc d'essai")
+    assert comp.quotes[0].text.endswith("au modèle complet.") and _verbatim_in(comp, hits)
+
+
+def test_a_pronoun_opening_a_paragraph_is_quoted_with_the_paragraph_before():
+    hits = _hits(("RNN persistants", "En 2016, une équipe de Baidu a présenté les RNN persistants à ICML.\n\n"
+                                     "Leur solution garde les poids récurrents sur la puce, dans les registres, "
+                                     "pendant de nombreux pas de temps."))
+    comp = compose("Les RNN persistants gardaient quoi sur la puce ?", hits)
+    assert comp.quotes[0].text.startswith("En 2016") and "Leur solution garde" in comp.quotes[0].text
+    assert _verbatim_in(comp, hits)
+
+
+def test_a_short_opening_that_points_at_a_context_gets_the_next_sentence():
+    hits = _hits(("do_bench", "`triton.testing.do_bench` applique ces règles pour vous. La fonction chauffe le "
+                              "noyau, vide le cache L2 avant chaque répétition et rend la moyenne."),
+                 ("Mesures", "Toutes les mesures ont été faites avec `triton.testing.do_bench` sur un H200."))
+    comp = compose("what does triton.testing.do_bench do under the hood?", hits)
+    assert comp.quotes[0].text.startswith("`triton.testing.do_bench` applique ces règles pour vous. La fonction")
+    assert _verbatim_in(comp, hits)
+
+
+def test_a_comparison_leads_with_the_sentence_that_sets_both_sides_in_clauses():
+    hits = _hits(("Chaîne", "Le passage du PTX au SASS est fait par l'assembleur `ptxas`, qui alloue les registres."),
+                 ("PTX et SASS", "Le PTX est un assembleur virtuel stable ; le SASS est le code machine d'une "
+                                 "architecture, celui qui s'exécute."))
+    comp = compose("PTX vs SASS, c'est quoi la différence ?", hits)
+    assert comp.quotes[0].text.startswith("Le PTX est un assembleur virtuel stable ; le SASS")
+
+
+def test_rows_of_one_table_that_answer_different_parts_lead_together():
+    table = ("Les deux projets diffèrent sur plusieurs points.\n\n"
+             "| Question | Hazy Research | Mirage MPK |\n| --- | --- | --- |\n"
+             "| Qui écrit le megakernel ? | des développeurs, à la main | un compilateur |\n"
+             "| Licence du code | MIT | Apache |\n"
+             "| Qui ordonnance les tâches ? | l'hôte, hors ligne | le GPU, à l'exécution |\n")
+    hits = _hits(("Comparaison", table))
+    comp = compose("Hazy Research vs Mirage MPK : qui écrit le megakernel, qui ordonnance les tâches ?", hits)
+    lead = comp.pieces[0]
+    assert lead.startswith("| Question | Hazy Research | Mirage MPK |")
+    assert "| Qui écrit le megakernel ?" in lead and "| Qui ordonnance les tâches ?" in lead
+    assert lead.index("Qui écrit") < lead.index("Qui ordonnance")   # in table order
+    assert "Licence" not in lead and _verbatim_in(comp, hits)
+
+
+def test_a_how_question_naming_an_api_gets_the_code_that_calls_it():
+    text = ("Un descripteur de tenseur se crée sur l'hôte avec `cuTensorMapEncodeTiled`, une fois par tenseur.\n\n"
+            "```c\nCUtensorMap carte;\ncuTensorMapEncodeTiled(&carte, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, ptr,\n"
+            "                       dims, pas, boite, unites, CU_TENSOR_MAP_INTERLEAVE_NONE);\n```\n")
+    hits = _hits(("Créer un descripteur", text))
+    comp = compose("comment créer un descripteur de tenseur avec cuTensorMapEncodeTiled ?", hits)
+    assert "```c\nCUtensorMap carte;" in comp.text
+    plain = compose("comment créer un descripteur de tenseur ?", hits)
+    assert "```" not in plain.text      # no name of the code asked for, no code block
+
+
+def test_parce_que_is_a_cause():
+    hits = _hits(("Débit", "Un GPU va vite sur les gros tableaux de données indépendantes."),
+                 ("Pourquoi", "Un GPU va vite parce que des milliers de threads cachent la latence des accès."))
+    comp = compose("Pourquoi un GPU va vite ?", hits)
+    assert "parce que" in comp.quotes[0].text
+
+
+def test_a_list_item_with_code_is_a_fragment():
+    hits = _hits(("Synchronisations", "Une synchronisation implicite bloque le CPU :\n\n"
+                  "- les opérations dont la forme dépend des données, comme `x[x > 0]`, qui doivent attendre ;\n"
+                  "- l'appel `loss.item()` à chaque itération de la boucle ;\n\n"
+                  "Afficher la perte avec `loss.item()` à chaque itération attend donc la fin du GPU."))
+    comp = compose("pourquoi ma boucle ralentit quand j'affiche la perte avec loss.item() ?", hits)
+    assert comp.quotes[0].text.startswith("Afficher la perte")

@@ -75,3 +75,17 @@ def test_names_and_asking_words():
 def test_a_year_question():
     intent = question_intent("En quelle année CUDA est-il apparu et qu'a-t-il changé par rapport au GPGPU ?")
     assert intent.kind == "when" and intent.parts == ("cuda", "chang")
+
+
+@pytest.mark.parametrize("question, parts", [
+    ("padding ou swizzling pour éviter les conflits de banques, lequel choisir ?", ("padding", "swizzling")),
+    ("BF16 ou FP16, laquelle des deux précisions choisir ?", ("bf16", "fp16")),
+])
+def test_a_choice_between_two_is_a_comparison(question, parts):
+    asked = question_intent(question)
+    assert asked.kind == "compare" and asked.parts == parts
+
+
+def test_what_does_x_do_has_x_as_subject():
+    asked = question_intent("what does triton.testing.do_bench do under the hood?")
+    assert asked.kind == "what" and asked.subject == frozenset({"triton.testing.do_bench"})

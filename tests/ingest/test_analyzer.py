@@ -74,3 +74,18 @@ def test_sentences_end_after_an_acronym_and_not_after_et_al():
             "Dao et al. (2022) ont publié la première version du noyau.")
     assert sentences(text) == ["Le H100 SXM compte 132 SM.", "Chaque SM a quatre partitions de calcul.",
                                "Dao et al. (2022) ont publié la première version du noyau."]
+
+
+def test_paragraphs_group_the_sentences_that_follow_each_other():
+    from ingest.sentences import paragraphs
+    text = ("Le premier paragraphe a deux phrases. Voici la seconde phrase du paragraphe.\n\n"
+            "| a | b |\n| --- | --- |\n| 1 | 2 |\n\n"
+            "- Un élément de liste est son propre groupe de phrases.\n\n"
+            "Un autre paragraphe commence ici et il continue. Ok. Puis une phrase après le fragment.\n")
+    groups = paragraphs(text)
+    assert groups[0] == ["Le premier paragraphe a deux phrases.", "Voici la seconde phrase du paragraphe."]
+    assert groups[1] == ["Un élément de liste est son propre groupe de phrases."]
+    # « Ok. » is too short to quote: what follows it is not next to what precedes it
+    assert groups[2] == ["Un autre paragraphe commence ici et il continue."]
+    assert groups[3] == ["Puis une phrase après le fragment."]
+    assert [s for g in groups for s in g] == sentences(text)
