@@ -6,7 +6,8 @@ Draws ``n`` questions at random (fixed seed) from ``evals/data/answers_inscope_t
 (``--split dev``: from ``answers_inscope_dev.yaml``, ``answers_inscope_dev2.yaml`` and
 ``answers_inscope.yaml``, the sets the composer is tuned on),
 runs each through the public entry ``assistant.answer.answer`` (composed generator, the
-configured index) and writes question, kind, lead, points and cited chapters as JSON. The
+configured index) and writes question, kind, lead, points, the whole answer as shown and
+the cited chapters as JSON. The
 verdicts (does the lead answer the question?) are a reader's, written beside them in
 ``evals/results/answers-handread-<date>.md``; nothing here judges.
 """
@@ -54,7 +55,8 @@ def main(argv=None) -> int:
         rows.append({"q": item["q"], "kind": item.get("kind"), "lang": item.get("lang", "fr"),
                      "gold": item.get("gold", []), "answer_kind": final.kind, "decision": final.decision,
                      "lead": final.quotes[0].text if final.quotes else final.text,
-                     "points": [q.text for q in final.quotes[1:]], "chapters": list(final.chapter_ids)})
+                     "points": [q.text for q in final.quotes[1:]], "text": final.text,
+                     "chapters": list(final.chapter_ids)})
     Path(args.out).write_text(json.dumps(rows, ensure_ascii=False, indent=1), encoding="utf-8")
     print(f"{len(rows)} answers written to {args.out}")
     return 0
