@@ -26,9 +26,9 @@ from assistant.answer_records import Answer, Citation, Conversation, Piece
 from assistant.conversation import resolve
 from assistant.generators import ComposedGenerator, Draft, get_generator
 from assistant.inputs import check_question
+from assistant.paths import READING_PATH_REPLY, route
 from assistant.query import Lexicon, analyse
 from assistant.relevance import RefusalModel, decide
-from assistant.route import READING_PATH_REPLY, route
 
 K = 5                  # sections retrieved: the composer reads 4, the refusal suggests from 5
 _SUGGESTIONS = 3       # nearest chapters offered when the guide does not cover a question

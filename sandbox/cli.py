@@ -1,7 +1,7 @@
 """``tuile kernel …``: list the exercises, print a template, run a submission.
 
 Two ways in, the same commands: ``register(subparsers)`` adds ``kernel`` to the ``tuile``
-dispatcher (assistant/cli.py); ``python -m sandbox.cli …`` runs standalone on a GPU host
+dispatcher (assistant/cli/); ``python -m sandbox.cli …`` runs standalone on a GPU host
 that has only torch and triton.
 
     tuile kernel exercises

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from assistant.answer import answer
-from assistant.route import route
+from assistant.paths import route
 
 from answer_fixtures import ExplodingRetriever, run
 

@@ -48,7 +48,7 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"erreur : port {args.port} invalide ; attendu : un entier entre 1 et 65535", file=sys.stderr)
         return 2
 
-    from assistant.cli_index import ProgressBar
+    from assistant.cli.index import ProgressBar
     from ingest.config import load_config
     from ingest.pipeline import ingest
 

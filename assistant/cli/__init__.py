@@ -1,8 +1,12 @@
 """The ``tuile`` command: a thin dispatcher over the subcommand modules.
 
-Each module listed in ``_COMMAND_MODULES`` exposes ``register(subparsers)``, which adds
-its subcommands and sets ``func`` on them. ``func(args)`` returns an exit code. Typed
-errors (``TuileError``) become a one-line French message and exit code 2.
+    tuile COMMANDE …            (or: python -m assistant.cli COMMANDE …)
+
+Each module listed in ``_COMMAND_MODULES`` (this package's ``index``, ``answer``, ``paths``,
+``serve``, and the CLIs of ``sandbox``, ``gpupool`` and ``evals``) exposes
+``register(subparsers)``, which adds its subcommands and sets ``func`` on them.
+``func(args)`` returns an exit code. Typed errors (``TuileError``) become a one-line French
+message and exit code 2.
 """
 from __future__ import annotations
 
@@ -13,12 +17,12 @@ import sys
 from ingest.errors import TuileError
 
 _COMMAND_MODULES = (
-    "assistant.cli_index",    # ingest, search
-    "assistant.cli_answer",   # ask, chat
-    "assistant.cli_paths",    # parcours
+    "assistant.cli.index",    # ingest, search
+    "assistant.cli.answer",   # ask, chat
+    "assistant.cli.paths",    # parcours
     "sandbox.cli",            # kernel …
     "gpupool.cli",            # scheduler, worker, pool …
-    "assistant.cli_serve",    # serve
+    "assistant.cli.serve",    # serve
     "evals.cli",              # eval …
 )
 
@@ -57,6 +61,3 @@ def main(argv: list[str] | None = None) -> int:
         print("interrompu.", file=sys.stderr)
         return 130
 
-
-if __name__ == "__main__":
-    sys.exit(main())

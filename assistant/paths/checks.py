@@ -14,13 +14,25 @@ facts. Limits: the two answers are compared with each other only, one pair of fa
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from assistant.choice import normalise
-from assistant.clauses import clean
+from assistant.paths.choice import normalise
+from assistant.paths.clauses import Rules, clean
+from assistant.paths.reading import Reading
+from assistant.paths.state import DialogueState
 
-if TYPE_CHECKING:       # type names only: paths imports this module
-    from assistant.paths import DialogueState, PathDialogue
+
+class Dialogue(Protocol):
+    """What the checks read of the dialogue (``PathDialogue``): its options, rules and data,
+    and how it reads an answer. Named here so that this module does not import the dialogue,
+    which imports it."""
+    levels: list[dict]
+    goals: list[dict]
+    rules: Rules
+    data: dict
+
+    def read(self, stage: str, text: str) -> Reading: ...
+
 
 CLASH = "Vous dites « {a} » et aussi « {b} » : ces deux choses ne vont pas ensemble."
 LEVEL_VS_WORDS = ("Vous avez choisi « {level} », mais ce que vous dites ensuite ne va pas avec ce niveau : "
@@ -33,7 +45,7 @@ LEVEL_VS_FACT = ("Vous avez choisi « {level} », mais vous dites ne pas connaî
                  "suppose : lequel de ces niveaux vous correspond ?")
 
 
-def conflicts(dialogue: PathDialogue, state: DialogueState) -> tuple[list[str], bool]:
+def conflicts(dialogue: Dialogue, state: DialogueState) -> tuple[list[str], bool]:
     """What the reader's own words say against the settled level: the prerequisites it
     supposes that they deny ("5", then "TMA jamais vu"), and whether an answer rules the
     level out ("3", then "je n'ai jamais écrit de noyau"). A level chosen again when asked
@@ -50,7 +62,7 @@ def conflicts(dialogue: PathDialogue, state: DialogueState) -> tuple[list[str], 
     denied = [p for p in dialogue.rules.level_needs.get(level, []) if known.get(p) is False]
     return denied, level in state.excluded()
 
-def claimed_against(dialogue: PathDialogue, state: DialogueState) -> tuple[str, str] | None:
+def claimed_against(dialogue: Dialogue, state: DialogueState) -> tuple[str, str] | None:
     """A claim of the goal answer that the settled level's label denies, as (level claimed,
     the reader's words): "2" (« jamais écrit de noyau »), then "accélérer les noyaux Triton
     que j'ai écrits". None when the level was chosen again when asked about it."""
@@ -67,7 +79,7 @@ def claimed_against(dialogue: PathDialogue, state: DialogueState) -> tuple[str, 
     # claims writing kernels, not optimising them).
     return min(claims, key=lambda c: ids.index(c[0])) if claims else None
 
-def guard(dialogue: PathDialogue, state: DialogueState) -> str:
+def guard(dialogue: Dialogue, state: DialogueState) -> str:
     """The invariant checked before every recommendation: never one on a level that a
     stated fact contradicts. Such a level is asked again, between itself and the highest
     level the words allow below it."""
@@ -101,7 +113,7 @@ def guard(dialogue: PathDialogue, state: DialogueState) -> str:
         return LEVEL_VS_FACT.format(level=label, names=_join([names[p] for p in denied]))
     return LEVEL_VS_WORDS.format(level=label)
 
-def _goal_denied(dialogue: PathDialogue, state: DialogueState) -> str:
+def _goal_denied(dialogue: Dialogue, state: DialogueState) -> str:
     """A goal that the level answer's words deny ("PyTorch, l'inférence ne m'intéresse pas",
     then "E"): the goal is asked again, between itself and what the words speak for; chosen
     again, it stands."""
@@ -126,7 +138,7 @@ def _goal_denied(dialogue: PathDialogue, state: DialogueState) -> str:
     label = next(g["label"] for g in dialogue.goals if g["id"] == goal)
     return GOAL_VS_WORDS.format(goal=label, words=words)
 
-def _recheck(dialogue: PathDialogue, state: DialogueState, stage: str) -> str:
+def _recheck(dialogue: Dialogue, state: DialogueState, stage: str) -> str:
     """Read a settled free answer again, as the check before a recommendation: one whose
     words say two things that do not go together (a state written elsewhere, or kept from
     older rules) is asked about again instead of recommended on."""

@@ -6,7 +6,7 @@ path-F prerequisites it says the reader knows (True) or does not know (False).
 
 How an answer is read (rules and vocabulary live in ``corpus/parcours.yaml``, ``reading``):
 1. normalised (lowercase, accents folded), misspelt words mapped to the vocabulary
-   (``assistant.spelling``), filler phrases that look negative but are not ("rien de plus",
+   (``assistant.paths.spelling``), filler phrases that look negative but are not ("rien de plus",
    "il ne faut pas appeler …", "pas de souci", "c'est nul") blanked;
 2. cut into clauses at punctuation, at concessions ("mais", "sauf", "par contre", "but",
    "except" …), at reasons ("vu que", "because") and at "et je …", "and never …";
@@ -36,8 +36,8 @@ How an answer is read (rules and vocabulary live in ``corpus/parcours.yaml``, ``
    than the best ("dev backend, et j'ai vaguement bidouillé des trucs sur GPU").
 Prerequisites: each clause that names one says known (affirmed) or not (denied, partial,
 heard of); "tout sauf TMA" settles TMA only.
-Steps 1-3 live in ``assistant.clauses``, the clashes of step 5 in ``assistant.clash``; a yes/no
-answer to a prerequisite question is read by ``assistant.yesno``.
+Steps 1-3 live in ``assistant.paths.clauses``, the clashes of step 5 in ``assistant.paths.clash``; a yes/no
+answer to a prerequisite question is read by ``assistant.paths.yesno``.
 Limits: no syntax tree; nested clauses beyond one concession per sentence are read clause by
 clause; a pronoun reaches back one clause only.
 """
@@ -46,10 +46,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from assistant.choice import Match
-from assistant.clash import CLAIM_MIN, claims_of, find_clash
-from assistant.clauses import SPLIT, Clause, Rules, beginner_in, clauses, clean, consume_negation, self_negating
-from assistant.quotes import source_span
+from assistant.paths.choice import Match
+from assistant.paths.clash import CLAIM_MIN, claims_of, find_clash
+from assistant.paths.clauses import SPLIT, Clause, Rules, beginner_in, clauses, clean, consume_negation, self_negating
+from assistant.paths.quotes import source_span
 
 # Own evidence a higher level needs before a lower level's background moves up to it: one
 # passing word ("mémoire partagée", 1) must not lift a CUDA course to "optimiser".

@@ -16,7 +16,7 @@ import yaml
 
 from ingest.anchors import fold
 
-_ROUTES_FILE = Path(__file__).parent / "data" / "routes.yaml"
+_ROUTES_FILE = Path(__file__).parents[1] / "data" / "routes.yaml"
 
 READING_PATH_REPLY = ("Pour choisir quoi lire, le guide propose des parcours de lecture selon ce "
                       "que vous savez déjà et ce que vous voulez en faire. Répondez à deux "

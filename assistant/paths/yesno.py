@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from assistant.clauses import AFFIRM, NEGATION, Rules, clean
+from assistant.paths.clauses import AFFIRM, NEGATION, Rules, clean
 
 _YES_WORDS = {"oui", "yes", "yep", "yup", "yeah", "ouais", "o", "y", "absolument", "absolutely", "evidemment",
               "certainement", "certainly", "sure", "definitely", "definitivement", "carrement", "grave", "ofc",

@@ -5,7 +5,7 @@ The state is an explicit, serialisable record of the answers given so far
 (``DialogueState.to_dict`` / ``from_dict``); everything else (the stage, the next question)
 is derived from it, so "retour" simply drops the last answer and "recommencer" drops all.
 
-Free answers are read offline, without an LLM, by ``assistant.reading`` (clauses, negation,
+Free answers are read offline, without an LLM, by ``assistant.paths.reading`` (clauses, negation,
 concessions, spelling): a clear answer is settled, an unclear one gets a clarifying question
 between the two likeliest options, one that contradicts itself ("je ne connais rien au GPU,
 mais j'écris des noyaux Hopper") is asked about, an unknown one ("banane") gets "je n'ai pas
@@ -18,7 +18,7 @@ Two facts of one answer that cannot both be true ("je n'ai jamais programmé, je
 settled: both are quoted back and the reader says which holds; the answer is then read again
 without the other.
 
-Invariant, checked by ``step`` before anything is shown (``assistant.path_checks.guard``):
+Invariant, checked by ``step`` before anything is shown (``assistant.paths.checks.guard``):
 no recommendation that a fact the reader stated contradicts. Every settled free answer keeps
 its words and is read again; the two answers are checked against each other (a goal the level
 answer says no interest in, a first-person claim of the goal answer that the level's label
@@ -35,18 +35,18 @@ seen gets a clarification, not a guess.
 """
 from __future__ import annotations
 
-import dataclasses
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
-from assistant.choice import SIM_MIN, PrototypeMatcher, direct_choice, normalise
-from assistant.clauses import Rules, clean
-from assistant.path_checks import CLASH, claimed_against, conflicts, guard, resolve_clash
-from assistant.reading import Reading, read_answer
-from assistant.yesno import read_yes_no
+from assistant.paths.checks import CLASH, claimed_against, conflicts, guard, resolve_clash
+from assistant.paths.choice import SIM_MIN, PrototypeMatcher, direct_choice, normalise
+from assistant.paths.clauses import Rules, clean
+from assistant.paths.reading import Reading, read_answer
+from assistant.paths.state import DialogueState
+from assistant.paths.yesno import read_yes_no
 from ingest.config import load_config
 from ingest.corpus import load_plan
 from ingest.errors import CorpusError
@@ -80,74 +80,6 @@ CONTRADICTION = ("Votre réponse dit deux choses qui ne vont pas ensemble (« {a
 # Two facts of the reader's own words that cannot both be true, quoted back.
 CLASH_QUESTION = "Laquelle de ces deux phrases est juste ? Vous pouvez aussi le dire autrement."
 CONTESTED = "Une de vos réponses dit connaître {name}, une autre non."
-
-
-@dataclass
-class DialogueState:
-    # [[key, value], ...] or [[key, value, facts], ...]: "level", "goal", "pre:<id>"; facts are
-    # the prerequisites an answer's own words settled ({"warp": true, "tma": false}).
-    answers: list[list] = field(default_factory=list)
-    clarify: list[str] = field(default_factory=list)    # option ids offered by a pending clarification
-    pending: dict = field(default_factory=dict)         # facts of the answer being clarified
-    reopened: list[str] = field(default_factory=list)   # the clarification reopens a contradicted level
-    # A pending question about two facts of one answer that do not go together: [the first in
-    # the reader's words, the second, the whole answer]; picking one re-reads the answer without the other.
-    clash: list[str] = field(default_factory=list)
-
-    def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict | None) -> "DialogueState":
-        data = data or {}
-        return cls(answers=[list(a) for a in data.get("answers", [])], clarify=list(data.get("clarify", [])),
-                   pending=dict(data.get("pending", {}) or {}), reopened=list(data.get("reopened", [])),
-                   clash=[str(x) for x in data.get("clash", [])][:3])
-
-    def get(self, key: str):
-        for a in self.answers:
-            if a[0] == key:
-                return a[1]
-        return None
-
-    def facts(self) -> dict[str, bool]:
-        """What the answers say of each prerequisite; a direct answer to its question wins."""
-        out = self.stated()
-        for a in self.answers:
-            if a[0].startswith("pre:"):
-                out[a[0][4:]] = bool(a[1])
-        return out
-
-    def stated(self) -> dict[str, bool]:
-        """Prerequisites settled by the reader's own words (not by a yes/no question); one that
-        an answer affirms and another denies is not settled (``contested``): it is asked."""
-        out: dict[str, bool] = {}
-        for a in self.answers:
-            if len(a) > 2 and isinstance(a[2], dict):
-                for k, v in a[2].items():
-                    if ":" not in k:
-                        out[k] = bool(out.get(k, True) and v)
-        return {k: v for k, v in out.items() if k not in self.contested()}
-
-    def contested(self) -> set[str]:
-        """Prerequisites that one answer's words affirm and another's deny ("je connais TMA",
-        then "megakernels, mais TMA jamais vu")."""
-        said: dict[str, set[bool]] = {}
-        for a in self.answers:
-            if len(a) > 2 and isinstance(a[2], dict):
-                for k, v in a[2].items():
-                    if ":" not in k:
-                        said.setdefault(k, set()).add(bool(v))
-        return {k for k, values in said.items() if len(values) > 1}
-
-    def excluded(self) -> set[str]:
-        """Levels the reader's own words rule out ("level:<id>": False in an answer's facts),
-        unless the reader chose that level again when asked about it ("level:<id>": True)."""
-        said = {k[6:] for a in self.answers if len(a) > 2 and isinstance(a[2], dict)
-                for k, v in a[2].items() if k.startswith("level:") and not v}
-        confirmed = {k[6:] for a in self.answers if len(a) > 2 and isinstance(a[2], dict)
-                     for k, v in a[2].items() if k.startswith("level:") and v}
-        return said - confirmed
 
 
 @dataclass(frozen=True)
@@ -206,7 +138,7 @@ class PathDialogue:
         return state, self._show(state, notice)
 
     def read(self, stage: str, text: str) -> Reading:
-        """How a free answer to the level or goal question is read (see ``assistant.reading``)."""
+        """How a free answer to the level or goal question is read (see ``assistant.paths.reading``)."""
         return read_answer(text, self.levels if stage == "level" else self.goals, self.rules)
 
     # -- answering ----------------------------------------------------------------------
@@ -296,17 +228,17 @@ class PathDialogue:
 
     def _settle(self, state: DialogueState, stage: str, option: str, facts: dict, text: str = "") -> None:
         # A free answer keeps its words, so that the check before a recommendation can read
-        # them again (``path_checks.guard``); an explicit pick has none to check.
+        # them again (``checks.guard``); an explicit pick has none to check.
         state.answers.append([stage, option, facts, text] if text else [stage, option, facts] if facts else
                              [stage, option])
         state.clarify, state.pending, state.reopened, state.clash = [], {}, [], []
 
     def conflicts(self, state: DialogueState) -> tuple[list[str], bool]:
-        """See ``assistant.path_checks.conflicts``."""
+        """See ``assistant.paths.checks.conflicts``."""
         return conflicts(self, state)
 
     def claimed_against(self, state: DialogueState) -> tuple[str, str] | None:
-        """See ``assistant.path_checks.claimed_against``."""
+        """See ``assistant.paths.checks.claimed_against``."""
         return claimed_against(self, state)
 
     def _pending_prerequisite(self, state: DialogueState) -> dict | None:
@@ -511,7 +443,7 @@ def _lower_first(label: str) -> str:
     return label[:1].lower() + label[1:]
 
 
-_GENERAL_WORDS = Path(__file__).parent / "data" / "general_words.yaml"
+_GENERAL_WORDS = Path(__file__).parents[1] / "data" / "general_words.yaml"
 
 
 def _ordinary_words(corpus_dir: Path) -> frozenset[str]:

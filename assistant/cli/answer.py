@@ -95,7 +95,7 @@ def _load(path: str | None):
 
 def _path_dialogue(config) -> None:
     """Hand a reading-path question to the dialogue of ``assistant.paths``, then come back."""
-    from assistant.cli_paths import render
+    from assistant.cli.paths import render
     from assistant.paths import DialogueState, PathDialogue
 
     dialogue = PathDialogue(config.corpus_dir)
