@@ -5,8 +5,8 @@ generator on the real index. Two splits, read from ``evals/data/``:
 
 - **dev** (tuned on): ``answers_inscope.yaml`` (French questions and an ``english`` list),
   ``answers_outofscope.yaml``, ``answers_followups.yaml``, plus the ``*_dev.yaml`` parts and
-  the ``*_dev2.yaml`` parts (a first test split: once reported, it was tuned on, so it
-  moved to dev);
+  the ``*_dev2.yaml`` and ``*_dev3.yaml`` parts (the first and second test splits: each,
+  once reported, was tuned on, so it moved to dev);
 - **test** (never tuned on): ``answers_inscope_test.yaml``, ``answers_outofscope_test.yaml``,
   ``answers_followups_test.yaml``, written from the chapters by someone who never saw the
   code, before the tuning round it reports on.
@@ -19,7 +19,7 @@ precision, partial answers, two-turn follow-ups, quotes verbatim, latency p50/p9
 in-scope questions of this eval and of ``retrieval.yaml``, against the out-of-scope dev
 questions) and writes ``assistant/data/refusal.yaml`` with its 5-fold cross-validated
 figures and its leave-one-set-out figures (fitted without one writing round of dev files,
-``*.yaml``, ``*_dev.yaml``, ``*_dev2.yaml``, scored on it). ``--dev`` is ``--split dev``. Results: ``evals/results/answers-<date>.json`` and ``.md`` (date, machine,
+``*.yaml``, ``*_dev.yaml``, ``*_dev2.yaml``, ``*_dev3.yaml``, scored on it). ``--dev`` is ``--split dev``. Results: ``evals/results/answers-<date>.json`` and ``.md`` (date, machine,
 corpus size). Questions whose gold chapters are not indexed are skipped and counted; an
 out-of-scope question whose ``absent`` words a chapter now uses is dropped and counted.
 """
@@ -88,9 +88,12 @@ def _clean(item: dict) -> dict:
 def load_split(split: str) -> dict | None:
     """The question sets of ``split`` ("dev" or "test"); None when test is not there."""
     if split == "dev":
-        parts = (("answers_inscope.yaml", "answers_inscope_dev.yaml", "answers_inscope_dev2.yaml"),
-                 ("answers_outofscope.yaml", "answers_outofscope_dev.yaml", "answers_outofscope_dev2.yaml"),
-                 ("answers_followups.yaml", "answers_followups_dev.yaml", "answers_followups_dev2.yaml"))
+        parts = (("answers_inscope.yaml", "answers_inscope_dev.yaml", "answers_inscope_dev2.yaml",
+                  "answers_inscope_dev3.yaml"),
+                 ("answers_outofscope.yaml", "answers_outofscope_dev.yaml", "answers_outofscope_dev2.yaml",
+                  "answers_outofscope_dev3.yaml"),
+                 ("answers_followups.yaml", "answers_followups_dev.yaml", "answers_followups_dev2.yaml",
+                  "answers_followups_dev3.yaml"))
     else:
         parts = (("answers_inscope_test.yaml",), ("answers_outofscope_test.yaml",), ("answers_followups_test.yaml",))
         if not any((DATA / n).exists() for group in parts for n in group):
@@ -102,9 +105,9 @@ def load_split(split: str) -> dict | None:
 
 
 def _set_name(file_name: str) -> str:
-    """The question set a file belongs to (one writing round): "first", "dev", "dev2", "test"."""
+    """The question set a file belongs to (one writing round): "first", "dev", "dev2", "dev3", "test"."""
     stem = Path(file_name).stem
-    return stem.rsplit("_", 1)[1] if stem.endswith(("_dev", "_dev2", "_test")) else "first"
+    return stem.rsplit("_", 1)[1] if stem.endswith(("_dev", "_dev2", "_dev3", "_test")) else "first"
 
 
 def _final(stream):

@@ -22,7 +22,7 @@ from assistant.generators import ComposedGenerator
 from assistant.rerank import LeadReranker
 from evals.common import load_set, write_result
 
-_DEV = ("answers_inscope_dev", "answers_inscope_dev2", "answers_inscope")
+_DEV = ("answers_inscope_dev", "answers_inscope_dev2", "answers_inscope_dev3", "answers_inscope")
 
 
 def _lead(final) -> tuple[str, str]:

@@ -3,8 +3,8 @@
     python -m evals.handread [--n 40] [--seed 20261201] [--split test|dev] [--out FILE.json]
 
 Draws ``n`` questions at random (fixed seed) from ``evals/data/answers_inscope_test.yaml``
-(``--split dev``: from ``answers_inscope_dev.yaml``, ``answers_inscope_dev2.yaml`` and
-``answers_inscope.yaml``, the sets the composer is tuned on),
+(``--split dev``: from ``answers_inscope_dev.yaml``, ``answers_inscope_dev2.yaml``,
+``answers_inscope_dev3.yaml`` and ``answers_inscope.yaml``, the sets the composer is tuned on),
 runs each through the public entry ``assistant.answer.answer`` (composed generator, the
 configured index) and writes question, kind, lead, points, the whole answer as shown and
 the cited chapters as JSON. The
@@ -31,7 +31,7 @@ def _clean(item: dict) -> dict:
     return item
 
 
-_SPLITS = {"test": ("answers_inscope_test.yaml",), "dev": ("answers_inscope_dev.yaml", "answers_inscope_dev2.yaml", "answers_inscope.yaml")}
+_SPLITS = {"test": ("answers_inscope_test.yaml",), "dev": ("answers_inscope_dev.yaml", "answers_inscope_dev2.yaml", "answers_inscope_dev3.yaml", "answers_inscope.yaml")}
 
 
 def sample(n: int, seed: int, split: str = "test") -> list[dict]:
