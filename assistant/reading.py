@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 
 from assistant.choice import Match
 from assistant.clash import CLAIM_MIN, claims_of, find_clash
-from assistant.clauses import SPLIT, Clause, Rules, beginner_in, clauses, clean, consume_negation, self_negating
+from assistant.clauses import AFFIRM, SPLIT, Clause, Rules, beginner_in, clauses, clean, consume_negation, self_negating
 from assistant.quotes import source_span
 
 # Own evidence a higher level needs before a lower level's background moves up to it: one
@@ -59,6 +59,30 @@ _FIRST_PERSON = re.compile(r"(?:^|\b)(?:je|j'|i|i'm|i've|we|we've|nous)(?:\b|(?<
 # A clause that only hesitates ("enfin", "bon", "well"): the qualifier after it still qualifies.
 _INTERJECTION = re.compile(r"(?:enfin|bon|ben|bah|euh+|hmm+|well|i mean|je veux dire|disons|let's say)")
 _PRONOUN = re.compile(r"(?:\bj'en\b|\bn'en\b|\ben (?:ai|avons|a)\b|\b(?:any|one)\b)")
+
+
+_THE_REST = re.compile(r"\b(?:reste|rest|autres?|others?|everything else)\b")
+# A predicate that says a thing is known, beside the knowing verbs ("warps sure, TMA: all fine").
+_AFFIRMED = re.compile(r"\b(?:fine|good|clear|clair\w*|solide|solid|nickel|easy|facile|no problem|maitris\w*|"
+                       r"master\w*|got it|a l'aise|comfortable|confortable)\b")
+
+
+def _known(clause: Clause, doubted: bool, rules: Rules) -> bool | None:
+    """What a clause that names a prerequisite says of it: known (True) only when it affirms it
+    plainly, in the first person or with a knowing predicate ("je connais TMA", "j'écris des
+    noyaux avec TMA", "TMA : oui"), with no negation, doubt or wish in its scope; not known
+    (False) when it denies or doubts it; None when it only names it ("les mbarrier sont cachées
+    par la bibliothèque", "je veux comprendre TMA"): its question is asked. On paths_dev4, the
+    prerequisites taken as known from words that named them without affirming were 3 of its
+    6 confident recommendations that contradicted the reader."""
+    if clause.negative or doubted:
+        return False
+    if rules.wish.search(clause.text):
+        return None
+    if clause.knowing or AFFIRM.search(clause.text) or _AFFIRMED.search(clause.text) or \
+            _FIRST_PERSON.search(clause.text):
+        return True
+    return None
 
 
 @dataclass(frozen=True)
@@ -107,6 +131,13 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
     said = [c for c in cut if not _INTERJECTION.fullmatch(c.text)]
     qualified = {id(said[k]) for k in range(len(said) - 1) if not any(t.search(said[k + 1].text) for t in topics) and
                  (rules.partial.search(said[k + 1].text) or rules.unsure.search(said[k + 1].text))}
+    # "pourquoi synchroniser entre deux noyaux serait mauvais, je ne l'ai jamais compris": a clause
+    # with no topic of its own that denies in the first person says it of the prerequisite named
+    # just before; not one about the rest ("warp oui, le reste non"), nor a bare "sans" ("on ne
+    # peut pas faire de TMA sans").
+    denied_after = {id(said[k]) for k in range(len(said) - 1) if said[k + 1].negative and
+                    _FIRST_PERSON.search(said[k + 1].text) and
+                    not any(t.search(said[k + 1].text) for t in topics) and not _THE_REST.search(said[k + 1].text)}
     for raw in cut:
         clause = consume_negation(raw, [p for pats in compiled.values() for p, _, _ in pats])
         read.append((raw, clause))
@@ -189,7 +220,11 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
         for pid, pattern in rules.prerequisites.items():
             if pattern.search(clause.text):
                 understood = True
-                facts[pid] = facts.get(pid, True) and not clause.negative and not unsure
+                known = _known(clause, unsure or id(raw) in denied_after, rules)
+                if known is False or facts.get(pid) is False:
+                    facts[pid] = False
+                elif known:
+                    facts[pid] = True
     for (oid, n), (value, is_claim) in hits.items():
         (up if "up" in compiled[oid][n][2] else own)[oid] += value
         claimed[oid] += value if is_claim else 0.0
