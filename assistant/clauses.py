@@ -90,6 +90,7 @@ class Rules:
         self.known_words = frozenset(data.get("known_words", [])) | (ordinary - self.vocabulary)
         self.aliases = dict(data.get("aliases", {}))
         self.neutral = re.compile(data["neutral"])
+        self.fine = re.compile(data.get("fine", r"(?!)"))
         self.hedges = re.compile(data["hedges"])
         self.undecided = re.compile(data["undecided"])
         self.partial = re.compile(data["partial"])
@@ -118,6 +119,7 @@ def clean(text: str, rules: Rules) -> str:
     """Normalised, spelling-corrected text with the neutral phrases blanked."""
     norm = re.sub(r"[\w']+", lambda m: rules.aliases.get(m.group(0), m.group(0)), normalise(text))
     norm = correct(norm, rules.vocabulary, rules.known_words)
+    norm = rules.fine.sub(" ok ", norm)
     return re.sub(r"\s+", " ", rules.neutral.sub(" ", norm)).strip()
 
 

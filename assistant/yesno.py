@@ -13,7 +13,7 @@ from assistant.clauses import AFFIRM, NEGATION, Rules, clean
 _YES_WORDS = {"oui", "yes", "yep", "yup", "yeah", "ouais", "o", "y", "absolument", "absolutely", "evidemment",
               "certainement", "certainly", "sure", "definitely", "definitivement", "carrement", "grave", "ofc",
               "obviously", "si", "bah", "ben", "bien", "exactement", "exactly", "parfaitement", "affirmatif",
-              "correct", "yess", "yas", "mouais", "naturellement", "of"}
+              "correct", "yess", "yas", "mouais", "naturellement", "of", "ok", "okay"}
 _NO_WORDS = {"non", "no", "nope", "nan", "bof", "idk", "dunno", "na", "n", "jamais", "never", "pas", "nah", "negatif", "nein", "aucune",
              "aucun", "rien", "not", "nada", "niet"}
 # Knowing the name is not knowing the thing: "j'en ai entendu parler", "c'est quoi ?".
