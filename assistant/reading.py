@@ -231,7 +231,12 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
     supported: set[str] = set()
     for targets, w in shared:
         if targets:
-            target = max(targets, key=lambda t: (own[t] + up[t], -targets.index(t)))
+            # A tie of two supported rungs goes to the higher: the lower one's background moves
+            # up to it anyway ("je code en Python, j'entraîne des modèles PyTorch, jamais écrit de
+            # CUDA"; on paths_dev4 it went to "programmer" and the answer was asked for nothing).
+            # With no evidence either way, the first ("je programme, rien sur GPU").
+            target = max(targets, key=lambda t: (own[t] + up[t], targets.index(t) if own[t] + up[t] > 0
+                                                 else -targets.index(t)))
             own[target] += w
             supported.add(target)
     if not any(o in rules.ladder for o in ids):
