@@ -19,6 +19,8 @@ SPLIT = re.compile(
     r"([;!?()\n/]|[,:](?!\d)|\.(?=\s|$)|\s[-–—]\s|\b(?:mais|sauf|hormis|par contre|en revanche|cependant|pourtant|"
     r"toutefois|neanmoins|alors que|tandis que|but|except|however|though|although|whereas|apart from|"
     r"vu que|puisque|parce que|since|because)\b|"
+    # A relative clause ("ma direction qui n'y connaît rien"), but "ce qui m'intéresse".
+    r"(?<=\w )(?<!\bce )(?=(?:qui|who)\b)|"
     r"\bet (?=(?:je|j'|on|nous|jamais|pas|rien|aucune?|par contre)\b)|\band (?=(?:i|i'\w+|never|not|no)\b)|"
     # Two wishes coordinated, each with its own infinitive ("comprendre sans coder et écrire mon
     # premier noyau", "understand it and then write my own kernels").
@@ -38,7 +40,8 @@ _LIST_SEPARATOR = re.compile(r"^(?:[,:/()]|et |and |\?)$")
 _BARE = frozenset("""jamais pas non nan no never nope rien aucun aucune idee encore yet not vraiment really trop du tout
     at all clue vu seen used utilise ecrit touche fait j'ai je ai i i've have n'ai ca c'est moi me pour for inconnu
     inconnus inconnue unknown nada zero of it them la les le y en j'en n'en ni heard entendu parler pareil same
-    idem non plus either neither nor""".split())
+    idem non plus either neither nor chinois chinese grec greek mystere mystery nouveau nouveaux nouvelle
+    nouvelles new to unfamiliar du""".split())
 # A phrase that opens with "sans"/"without" (cut off by SPLIT) denies what follows.
 NEGATION = re.compile(r"^(?:sans|without)\b|\b(?:jamais|pas|aucune?|rien|ni|non|nan|nul|zero|never|idk|dunno|not|no|nothing|none|nope|nada|"
                        r"neither|nor|que dalle|inconnue?s?|unknown|unfamiliar|new to me|nouveaux? pour moi|"
@@ -54,7 +57,8 @@ NEGATION = re.compile(r"^(?:sans|without)\b|\b(?:jamais|pas|aucune?|rien|ni|non|
 # not a claim to write such kernels, so it cannot contradict a level.
 _KNOWING = re.compile(r"\b(?:connai\w*|sai[st]|savoir|know\w*|understand\w*|compri\w*|maitris\w*|familiar|"
                       r"a l'aise|comfortable|"
-                      r"entendu|heard|vu|seen|lu|read about|ok|oui|yes|yep|je vois|i see|vois|idee|idea|clue)\b")
+                      r"entendu|heard|vu|seen|lu|read about|ok|oui|yes|yep|je vois|i see|vois|idee|idea|clue|"
+                      r"sure|fine|clear|clair\w*)\b")
 AFFIRM = re.compile(r"\b(?:oui|yes|yep|ouais|bien sur|of course|sure|je (?:sais|connais|maitrise|comprends)|"
                      r"i (?:know|understand|get)|deja|already|connu|known|vu|seen)\b")
 
@@ -73,6 +77,7 @@ class Clause:
     knowing: bool = False       # says what the reader knows, not what they do
     weak: bool = False          # takes a vague or partial predicate ("CUDA, je connais de nom")
     exception: bool = False     # follows "sauf", "except": it restricts the clause before
+    asked: bool = False         # ends with a question mark ("cudaDeviceSynchronize is fine?"): a doubt
 
 
 
@@ -100,6 +105,7 @@ class Rules:
         self.wish = re.compile(data["wish"])
         self.ladder = list(data.get("ladder", []))
         self.no_code = re.compile(data["no_code"])
+        self.long_past = re.compile(data.get("long_past", r"(?!)"))
         self.narrowed = re.compile(data["narrowed"])
         self.interest = re.compile(data["interest"])
         self.knows_nothing = re.compile(data["knows_nothing"])
@@ -154,12 +160,16 @@ def clauses(text: str, rules: Rules, topics: list[re.Pattern]) -> list[Clause]:
             fresh = carry is not None
         elif carry is not None and not neg and (_content_words(part) <= _LIST_ITEM or subjectless) and \
                 not AFFIRM.search(part) and not knowing:
-            neg, knowing, weak = carry[0], carry[1] or knowing, carry[2]    # a bare list item before its predicate
-            out.append(Clause(part, neg, knowing, weak))
+            # A bare list item before its predicate; a writing verb keeps it a claim of doing, not
+            # of knowing ("Writing Hopper TMA kernels, yes": on paths_dev4, read as knowing, its
+            # TMA counted half and the answer was asked between Hopper and simple kernels).
+            neg, weak = carry[0], carry[2]
+            knowing = (carry[1] and not rules.writes.search(part)) or knowing
+            out.append(Clause(part, neg, knowing, weak, asked=sep == "?"))
             continue
         else:
             carry = None
-        out.append(Clause(part, neg, knowing))
+        out.append(Clause(part, neg, knowing, asked=sep == "?"))
     out.reverse()
     knowing = False
     for i, (c, prev) in enumerate(zip(out, before)):
@@ -173,9 +183,9 @@ def clauses(text: str, rules: Rules, topics: list[re.Pattern]) -> list[Clause]:
                 not NEGATION.search(c.text):
             # "tout sauf TMA" denies TMA; "jamais écrit de noyau, sauf mes noyaux Hopper" affirms them.
             negative = not out[i - 1].negative
-            out[i] = Clause(c.text, negative, knowing, c.weak, exception=True)
+            out[i] = Clause(c.text, negative, knowing, c.weak, exception=True, asked=c.asked)
             continue
-        out[i] = Clause(c.text, negative, knowing, c.weak)
+        out[i] = Clause(c.text, negative, knowing, c.weak, asked=c.asked)
     return out
 
 
@@ -205,7 +215,7 @@ def consume_negation(clause: Clause, patterns: list[re.Pattern]) -> Clause:
         if NEGATION.search(pattern.pattern):
             rest = pattern.sub(lambda m: " " if NEGATION.search(m.group(0)) else m.group(0), rest)
     return clause if NEGATION.search(rest) else Clause(clause.text, False, clause.knowing,
-                                                        exception=clause.exception)
+                                                        exception=clause.exception, asked=clause.asked)
 
 
 # A beginner in something ("débutant en CUDA", "new to Hopper", "novice with TMA"); an

@@ -61,6 +61,9 @@ _INTERJECTION = re.compile(r"(?:enfin|bon|ben|bah|euh+|hmm+|well|i mean|je veux 
 _PRONOUN = re.compile(r"(?:\bj'en\b|\bn'en\b|\ben (?:ai|avons|a)\b|\b(?:any|one)\b)")
 
 
+# A relative clause cut off by ``SPLIT`` ("… qui n'y connaît rien", "… who never coded").
+_RELATIVE = re.compile(r"^(?:qui|who)\b")
+_THAT = re.compile(r"\b(?:ca|cela|ceci|it|them|that|this)\b")
 _THE_REST = re.compile(r"\b(?:reste|rest|autres?|others?|everything else)\b")
 # A predicate that says a thing is known, beside the knowing verbs ("warps sure, TMA: all fine").
 _AFFIRMED = re.compile(r"\b(?:fine|good|clear|clair\w*|solide|solid|nickel|easy|facile|no problem|maitris\w*|"
@@ -71,13 +74,13 @@ def _known(clause: Clause, doubted: bool, rules: Rules) -> bool | None:
     """What a clause that names a prerequisite says of it: known (True) only when it affirms it
     plainly, in the first person or with a knowing predicate ("je connais TMA", "j'écris des
     noyaux avec TMA", "TMA : oui"), with no negation, doubt or wish in its scope; not known
-    (False) when it denies or doubts it; None when it only names it ("les mbarrier sont cachées
+    (False) when it denies or doubts it; None when it only names it, asks about it ("les mbarrier sont cachées
     par la bibliothèque", "je veux comprendre TMA"): its question is asked. On paths_dev4, the
     prerequisites taken as known from words that named them without affirming were 3 of its
     6 confident recommendations that contradicted the reader."""
     if clause.negative or doubted:
         return False
-    if rules.wish.search(clause.text):
+    if rules.wish.search(clause.text) or clause.asked:
         return None
     if clause.knowing or AFFIRM.search(clause.text) or _AFFIRMED.search(clause.text) or \
             _FIRST_PERSON.search(clause.text):
@@ -138,9 +141,23 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
     denied_after = {id(said[k]) for k in range(len(said) - 1) if said[k + 1].negative and
                     _FIRST_PERSON.search(said[k + 1].text) and
                     not any(t.search(said[k + 1].text) for t in topics) and not _THE_REST.search(said[k + 1].text)}
+    levels = any(o in rules.ladder for o in ids)
+    previous_negative = True
     for raw in cut:
         clause = consume_negation(raw, [p for pats in compiled.values() for p, _, _ in pats])
+        if clause.negative and _RELATIVE.match(clause.text):
+            # "à ma direction qui n'y connaît rien": a denial about someone else says nothing of
+            # the reader (on paths_dev4 it ruled out the reader's own wish to understand).
+            continue
         read.append((raw, clause))
+        # "j'ai lu un billet sur les megakernels et je veux comprendre ça précisément": in a wish,
+        # a demonstrative stands for what the clause before named (goals only: a level's "ça"
+        # after a denial would read the denied words as a claim).
+        seen = clause.text
+        if not levels and not clause.negative and not previous_negative and rules.wish.search(clause.text) and \
+                _THAT.search(clause.text):
+            seen = previous + " " + clause.text
+        previous_negative = clause.negative
         # "mon premier noyau, vu que j'en ai jamais écrit": the pronoun stands for the topic of
         # the clause before; the denial rules read them together.
         subject = clause.text
@@ -161,10 +178,10 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
         vague = bool(rules.vague.search(clause.text)) or clause.weak
         for oid, pats in compiled.items():
             for n, (pattern, weight, kind) in enumerate(pats):
-                if beginner and oid in beginner and pattern.search(clause.text):
+                if beginner and oid in beginner and pattern.search(seen):
                     understood = True
                     continue
-                if pattern.search(clause.text) and (not clause.negative or self_negating(pattern, clause.text)):
+                if pattern.search(seen) and (not clause.negative or self_negating(pattern, clause.text)):
                     understood = True
                     # "je connais TMA" is weaker than "j'écris des noyaux avec TMA", and a
                     # pattern counts once per answer, at its strongest.
@@ -261,6 +278,11 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
     runner = ranked[1][1] if len(ranked) > 1 else 0.0
     # Hesitating between options ("un peu de CUDA, un peu d'optimisation, je sais plus trop").
     hedged = bool(rules.hedges.search(cleaned)) and runner > 0 or bool(rules.undecided.search(cleaned))
+    # Experience said to be long past ("j'ai fait du CUDA il y a longtemps"): how much is left is
+    # the reader's to say, so the level is asked (paths_dev4: recommended on as simple kernels);
+    # not on the ladder's first rung, with none below it ("un peu de PHP il y a longtemps").
+    hedged = hedged or bool(levels and ranked and ranked[0][0] != rules.ladder[0] and
+                            rules.long_past.search(cleaned))
     # Nothing but a job title or a field ("développeur", "data scientist", "l'IA"): not clear enough.
     title_only = bool(top_hits) and ranked[0][0] not in supported and \
         all("title" in compiled[o][n][2] for o, n in top_hits)
