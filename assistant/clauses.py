@@ -9,6 +9,7 @@ Limits: no syntax tree; a pronoun reaches back one clause only.
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -66,6 +67,8 @@ AFFIRM = re.compile(r"\b(?:oui|yes|yep|ouais|bien sur|of course|sure|je (?:sais|
 _SUBJECT = re.compile(r"(?:^|\b)(?:je|j'|tu|il|elle|on|nous|vous|ils|elles|i|i'm|i've|you|he|she|we|they|c'est)(?:\b|(?<=')|$)")
 _CONCESSION = re.compile(r"^(?:mais|par contre|en revanche|but|however)$")
 _FILLER = frozenset("les la le l' des du de d' et alors the a an and or ou puis aussi also".split())
+_OK = frozenset("ok okay oui yes yep sure fine".split())
+_WH = re.compile(r"^(?:et |and )?(?:pourquoi|why|how|comment|ce que|ce qu'|what|quand|when)\b")
 # Words in a bare list item ("les mbarrier et TMA") that takes its verb from a neighbour.
 _LIST_ITEM = 4
 
@@ -141,14 +144,17 @@ def clauses(text: str, rules: Rules, topics: list[re.Pattern]) -> list[Clause]:
             parts[-1] = (parts[-1][0], sep)
     out: list[Clause] = []
     carry: tuple[bool, bool, bool] | None = None      # (negative, knowing, weak) of a bare predicate
+    slash_only = False                          # that predicate ends "a/b/c ok": it reaches across "/" only
     fresh = False                               # that predicate is the very next clause
     before = ["."] + [sep for _, sep in parts[:-1]]
     for part, sep in reversed(parts):
         # "le coup de cudaDeviceSynchronize par contre je vois pas trop": a topic with no subject
         # of its own takes the bare predicate that follows it, across a concession too.
         subjectless = not _SUBJECT.search(part) and fresh
-        if not _LIST_SEPARATOR.match(sep) and not (subjectless and _CONCESSION.match(sep)):
+        if not _LIST_SEPARATOR.match(sep) and not (subjectless and _CONCESSION.match(sep)) or \
+                (slash_only and sep != "/"):
             carry = None
+        slash_only = False
         fresh = False
         neg = bool(NEGATION.search(part))
         knowing = bool(_KNOWING.search(part))
@@ -169,13 +175,21 @@ def clauses(text: str, rules: Rules, topics: list[re.Pattern]) -> list[Clause]:
             continue
         else:
             carry = None
+            # "warp/mbarrier/tma ok": the last of items joined by "/" lends its bare predicate to
+            # the others (on paths_dev2, only TMA was read as known).
+            tail = re.findall(r"[\w']+", functools.reduce(lambda text, t: t.sub(" ", text), topics, part))
+            if tail and all(w in _BARE or w in _OK for w in tail):
+                carry, fresh, slash_only = (neg, knowing, bool(rules.partial.search(part))), True, True
         out.append(Clause(part, neg, knowing, asked=sep == "?"))
     out.reverse()
     knowing = False
     for i, (c, prev) in enumerate(zip(out, before)):
         # "je connais les warps, les mbarrier et TMA": the list after a knowing verb.
         # A clause with a subject of its own ("…, j'écris des kernels warp-specialized") is no item.
-        knowing = c.knowing or (knowing and _content_words(c.text) <= _LIST_ITEM and not _SUBJECT.search(c.text))
+        # "I understand warps, mbarriers, and why syncing the device between kernels is bad": a
+        # question word goes on the knowing verb's list, however long its clause.
+        knowing = c.knowing or (knowing and (_content_words(c.text) <= _LIST_ITEM or _WH.match(c.text)) and
+                                not _SUBJECT.search(c.text))
         negative = c.negative
         # "anything but LLM inference": after "anything", "but" is an exception, not a concession.
         exception = _EXCEPT.match(prev) or (prev == "but" and _ANY.fullmatch(out[i - 1].text))

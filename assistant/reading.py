@@ -64,10 +64,11 @@ _PRONOUN = re.compile(r"(?:\bj'en\b|\bn'en\b|\ben (?:ai|avons|a)\b|\b(?:any|one)
 # A relative clause cut off by ``SPLIT`` ("… qui n'y connaît rien", "… who never coded").
 _RELATIVE = re.compile(r"^(?:qui|who)\b")
 _THAT = re.compile(r"\b(?:ca|cela|ceci|it|them|that|this)\b")
+_ALSO = re.compile(r"\b(?:aussi|egalement|pareil|idem|too|also|as well)\b")
 _THE_REST = re.compile(r"\b(?:reste|rest|autres?|others?|everything else)\b")
 # A predicate that says a thing is known, beside the knowing verbs ("warps sure, TMA: all fine").
 _AFFIRMED = re.compile(r"\b(?:fine|good|clear|clair\w*|solide|solid|nickel|easy|facile|no problem|maitris\w*|"
-                       r"master\w*|got it|a l'aise|comfortable|confortable)\b")
+                       r"master\w*|got it|a l'aise|comfortable|confortable|evidemment|obviously|naturellement|naturally)\b")
 
 
 def _known(clause: Clause, doubted: bool, rules: Rules) -> bool | None:
@@ -143,6 +144,7 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
                     not any(t.search(said[k + 1].text) for t in topics) and not _THE_REST.search(said[k + 1].text)}
     levels = any(o in rules.ladder for o in ids)
     previous_negative = True
+    last_known = clause_known = None      # what the clause before said of its prerequisites
     for raw in cut:
         clause = consume_negation(raw, [p for pats in compiled.values() for p, _, _ in pats])
         if clause.negative and _RELATIVE.match(clause.text):
@@ -158,6 +160,7 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
                 _THAT.search(clause.text):
             seen = previous + " " + clause.text
         previous_negative = clause.negative
+        last_known, clause_known = clause_known, None
         # "mon premier noyau, vu que j'en ai jamais écrit": the pronoun stands for the topic of
         # the clause before; the denial rules read them together.
         subject = clause.text
@@ -238,6 +241,9 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
             if pattern.search(clause.text):
                 understood = True
                 known = _known(clause, unsure or id(raw) in denied_after, rules)
+                if known is None and _ALSO.search(clause.text):
+                    known = last_known      # "mbarriers fine; the sync thing too": as the clause before
+                clause_known = known if clause_known is None else clause_known and known
                 if known is False or facts.get(pid) is False:
                     facts[pid] = False
                 elif known:
