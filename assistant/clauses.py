@@ -23,6 +23,8 @@ SPLIT = re.compile(
     # A relative clause ("ma direction qui n'y connaît rien"), but "ce qui m'intéresse".
     r"(?<=\w )(?<!\bce )(?=(?:qui|who)\b)|"
     r"\bet (?=(?:je|j'|on|nous|jamais|pas|rien|aucune?|par contre)\b)|\band (?=(?:i|i'\w+|never|not|no)\b)|"
+    # A wish coordinated with a fact ("I code in C and want to write kernels").
+    r"\band (?=(?:want|wanna|would like|hope|plan)\b)|"
     # Two wishes coordinated, each with its own infinitive ("comprendre sans coder et écrire mon
     # premier noyau", "understand it and then write my own kernels").
     r"\bet (?:puis |ensuite |aussi |surtout |enfin )?(?=(?:ecrire|coder|programmer|developper|creer|apprendre)\b)|"

@@ -64,6 +64,8 @@ _PRONOUN = re.compile(r"(?:\bj'en\b|\bn'en\b|\ben (?:ai|avons|a)\b|\b(?:any|one)
 # A relative clause cut off by ``SPLIT`` ("… qui n'y connaît rien", "… who never coded").
 _RELATIVE = re.compile(r"^(?:qui|who)\b")
 _THAT = re.compile(r"\b(?:ca|cela|ceci|it|them|that|this)\b")
+_WISH_VERB = re.compile(r"\b(?:veux|voudrais|voudrait|aimerais|souhaite\w*|envie|want\w*|wanna|would like|i'?d like|"
+                        r"plan to|planning to|hope|j'espere|objectif|goal)\b")
 _ALSO = re.compile(r"\b(?:aussi|egalement|pareil|idem|too|also|as well)\b")
 _THE_REST = re.compile(r"\b(?:reste|rest|autres?|others?|everything else)\b")
 # A predicate that says a thing is known, beside the knowing verbs ("warps sure, TMA: all fine").
@@ -179,8 +181,14 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
         names_prerequisite = any(p.search(clause.text) for p in rules.prerequisites.values())
         # "un peu de CUDA", "des trucs sur les GPU": the clause's evidence counts half.
         vague = bool(rules.vague.search(clause.text)) or clause.weak
+        # "I code in C and want to write CUDA kernels": what a reader wishes to do is no level
+        # they have (it read as simple kernels, sure, before); the goal question reads wishes.
+        wished = levels and not clause.negative and bool(_WISH_VERB.search(clause.text))
         for oid, pats in compiled.items():
             for n, (pattern, weight, kind) in enumerate(pats):
+                if wished and pattern.search(seen):
+                    understood = True
+                    continue
                 if beginner and oid in beginner and pattern.search(seen):
                     understood = True
                     continue

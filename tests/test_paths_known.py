@@ -108,3 +108,12 @@ def test_clear_answers_in_new_words_are_settled(dialogue, stage, text, option):
 def test_experience_long_past_is_asked(dialogue, text):
     _, display = _run(dialogue, text)
     assert display.kind == "clarification" and display.topic == "level"
+
+
+@pytest.mark.parametrize("text", [
+    "I code in C and want to write CUDA kernels",
+    "dev Java, j'aimerais apprendre à écrire des kernels CUDA",
+])
+def test_a_wish_in_the_level_answer_is_no_level(dialogue, text):
+    match = dialogue.read("level", text).match
+    assert match.option == "programmer"
