@@ -4,7 +4,8 @@ the reader stated contradicts.
 ``guard(dialogue, state)`` is called by ``PathDialogue.step`` before anything is shown; it
 returns "" when the settled answers hold together, else a French notice, having put the state
 back to a question: a settled free answer whose words clash is read again and asked about
-(``_recheck``); a goal the level answer says no interest in is asked again (``_goal_denied``);
+(``_recheck``); a goal the level answer says no interest in (``_goal_denied``) or wishes
+against (``_goal_elsewhere``) is asked again;
 a level that the goal answer's first-person claims deny (``claimed_against``), a prerequisite
 it supposes that the reader denies, or an answer that rules it out (``conflicts``) is asked
 again, between itself and the level the words allow. An option chosen again when asked about

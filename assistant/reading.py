@@ -33,9 +33,19 @@ How an answer is read (rules and vocabulary live in ``corpus/parcours.yaml``, ``
 6. hedged, never settled: a hesitation ("je sais plus trop") with a runner-up, two options at
    once or a self-correction ("les deux", "enfin non"), nothing but a job title or a field
    ("développeur", "data scientist", "l'IA"), a vague clause that speaks for another option
-   than the best ("dev backend, et j'ai vaguement bidouillé des trucs sur GPU").
-Prerequisites: each clause that names one says known (affirmed) or not (denied, partial,
-heard of); "tout sauf TMA" settles TMA only.
+   than the best ("dev backend, et j'ai vaguement bidouillé des trucs sur GPU"), experience
+   said to be long past above the first rung ("du CUDA il y a longtemps"). A wish in a level
+   answer ("want to write CUDA kernels") is no level evidence; a denial in a relative clause
+   ("ma direction qui n'y connaît rien") is someone else's; in a goal's wish, "ça" stands for
+   the clause before ("un billet sur les megakernels, je veux comprendre ça").
+Prerequisites, safe by construction: known only when a clause affirms one plainly (the first
+person, a knowing or affirming predicate: "je connais TMA", "j'écris des noyaux avec TMA",
+"warp/mbarrier/tma ok", "the sync thing too"), with no negation, doubt, question mark or wish
+in its scope; not known when denied, doubted, partial or heard of, in the clause or by a
+first-person denial right after it ("…, je ne l'ai jamais compris"); otherwise (only named:
+"Hopper + TMA", "les mbarrier sont cachées par la bibliothèque") unsettled, and asked: a
+question too many costs less than a prerequisite wrongly taken as known. "tout sauf TMA"
+settles TMA only.
 Steps 1-3 live in ``assistant.clauses``, the clashes of step 5 in ``assistant.clash``; a yes/no
 answer to a prerequisite question is read by ``assistant.yesno``.
 Limits: no syntax tree; nested clauses beyond one concession per sentence are read clause by
