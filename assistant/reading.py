@@ -65,7 +65,7 @@ from assistant.quotes import source_span
 # passing word ("mémoire partagée", 1) must not lift a CUDA course to "optimiser".
 _LADDER_MIN = 2.0
 # A clause about the reader ("les noyaux que j'ai écrits"); not "on": "kernels on H100".
-_FIRST_PERSON = re.compile(r"(?:^|\b)(?:je|j'|i|i'm|i've|we|we've|nous)(?:\b|(?<=')|$)")
+_FIRST_PERSON = re.compile(r"(?:^|\b)(?:je|j'|j(?= )|i|i'm|i've|we|we've|nous)(?:\b|(?<=')|$)")
 # A clause that only hesitates ("enfin", "bon", "well"): the qualifier after it still qualifies.
 _INTERJECTION = re.compile(r"(?:enfin|bon|ben|bah|euh+|hmm+|well|i mean|je veux dire|disons|let's say)")
 _PRONOUN = re.compile(r"(?:\bj'en\b|\bn'en\b|\ben (?:ai|avons|a)\b|\b(?:any|one)\b)")
@@ -76,6 +76,15 @@ _RELATIVE = re.compile(r"^(?:qui|who)\b")
 _THAT = re.compile(r"\b(?:ca|cela|ceci|it|them|that|this)\b")
 _WISH_VERB = re.compile(r"\b(?:veux|voudrais|voudrait|aimerais|souhaite\w*|envie|want\w*|wanna|would like|i'?d like|"
                         r"plan to|planning to|hope|j'espere|objectif|goal)\b")
+# Using or writing with something, the first-person ways of knowing it by practice.
+_DOING = re.compile(r"\b(?:ecri\w*|j'ecris|utilis\w*|j'utilise|uses?|used|using|wr[io]t\w*|written|cod\w*|programm\w*|"
+                    r"implement\w*|fais|fait|did|done|travaill\w*|bosse\w*|work\w*|maintien\w*|maintain\w*|"
+                    r"develop\w*|build\w*|built|optimi[sz]\w*|manipul\w*|deploy\w*|deploie\w*|tous les jours|daily|"
+                    r"every day)\b")
+# Learning, trying, struggling, meaning to: not known yet, whatever the person.
+_NOT_YET = re.compile(r"\b(?:apprend\w*|appris|learn\w*|decouvr\w*|essa[iy]\w*|tried|try\w*|struggl\w*|galer\w*|"
+                      r"confus\w*|perd\w*|lost|dois|doit|should|need\w*|besoin|vais|going to|gonna|commenc\w*|"
+                      r"start\w*|debut\w*|me mettre|m'y mettre|revoir|read up|du mal|trouble|hard time)\b")
 _ALSO = re.compile(r"\b(?:aussi|egalement|pareil|idem|too|also|as well)\b")
 _THE_REST = re.compile(r"\b(?:reste|rest|autres?|others?|everything else)\b")
 # A predicate that says a thing is known, beside the knowing verbs ("warps sure, TMA: all fine").
@@ -85,20 +94,22 @@ _AFFIRMED = re.compile(r"\b(?:fine|good|clear|clair\w*|solide|solid|nickel|easy|
 
 def _known(clause: Clause, doubted: bool, rules: Rules) -> bool | None:
     """What a clause that names a prerequisite says of it: known (True) only when it affirms it
-    plainly, in the first person or with a knowing predicate ("je connais TMA", "j'écris des
-    noyaux avec TMA", "TMA : oui"), with no negation, doubt or wish in its scope; not known
+    plainly, with a knowing predicate or doing with it in the first person ("je connais TMA",
+    "j'écris des noyaux avec TMA", "TMA : oui"), with no negation, doubt, wish or learning
+    ("I should learn TMA", "je galère avec les mbarrier") in its scope; not known
     (False) when it denies or doubts it; None when it only names it, asks about it ("les mbarrier sont cachées
     par la bibliothèque", "je veux comprendre TMA"): its question is asked. On paths_dev4, the
     prerequisites taken as known from words that named them without affirming were 3 of its
     6 confident recommendations that contradicted the reader."""
     if clause.negative or doubted:
         return False
-    if rules.wish.search(clause.text) or clause.asked:
+    if rules.wish.search(clause.text) or clause.asked or _NOT_YET.search(clause.text):
         return None
-    if clause.knowing or AFFIRM.search(clause.text) or _AFFIRMED.search(clause.text) or \
-            _FIRST_PERSON.search(clause.text):
+    if clause.knowing or AFFIRM.search(clause.text) or _AFFIRMED.search(clause.text):
         return True
-    return None
+    # Doing with it, in the first person ("j'écris des noyaux avec TMA"); not any first-person
+    # clause: "I should learn TMA", "je galère avec les mbarrier" were read as known.
+    return True if _FIRST_PERSON.search(clause.text) and _DOING.search(clause.text) else None
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,13 @@ def _run(dialogue, *turns):
     ("je veux apprendre la TMA", {}),
     ("cudaDeviceSynchronize entre deux kernels c'est bien, non ?", {}),
     ("the mbarriers are handled by the library", {}),
+    # Learning, trying, struggling, meaning to: not known yet.
+    ("I should learn TMA", {}),
+    ("je galère avec les mbarrier", {}),
+    ("I tried TMA once", {}),
+    ("je vais me mettre à la TMA", {}),
+    # Informal spelling of the first person.
+    ("j utilise tma tous les jours", {"tma": True}),
 ])
 def test_a_prerequisite_is_known_only_when_the_words_affirm_it(dialogue, text, facts):
     got = dialogue.read("level", text).facts
