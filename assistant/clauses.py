@@ -111,6 +111,7 @@ class Rules:
         self.ladder = list(data.get("ladder", []))
         self.no_code = re.compile(data["no_code"])
         self.long_past = re.compile(data.get("long_past", r"(?!)"))
+        self.not_yet = re.compile(data.get("not_yet", r"(?!)"))
         self.narrowed = re.compile(data["narrowed"])
         self.interest = re.compile(data["interest"])
         self.knows_nothing = re.compile(data["knows_nothing"])

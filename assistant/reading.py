@@ -81,10 +81,6 @@ _DOING = re.compile(r"\b(?:ecri\w*|j'ecris|utilis\w*|j'utilise|uses?|used|using|
                     r"implement\w*|fais|fait|did|done|travaill\w*|bosse\w*|work\w*|maintien\w*|maintain\w*|"
                     r"develop\w*|build\w*|built|optimi[sz]\w*|manipul\w*|deploy\w*|deploie\w*|tous les jours|daily|"
                     r"every day)\b")
-# Learning, trying, struggling, meaning to: not known yet, whatever the person.
-_NOT_YET = re.compile(r"\b(?:apprend\w*|appris|learn\w*|decouvr\w*|essa[iy]\w*|tried|try\w*|struggl\w*|galer\w*|"
-                      r"confus\w*|perd\w*|lost|dois|doit|should|need\w*|besoin|vais|going to|gonna|commenc\w*|"
-                      r"start\w*|debut\w*|me mettre|m'y mettre|revoir|read up|du mal|trouble|hard time)\b")
 _ALSO = re.compile(r"\b(?:aussi|egalement|pareil|idem|too|also|as well)\b")
 _THE_REST = re.compile(r"\b(?:reste|rest|autres?|others?|everything else)\b")
 # A predicate that says a thing is known, beside the knowing verbs ("warps sure, TMA: all fine").
@@ -103,7 +99,7 @@ def _known(clause: Clause, doubted: bool, rules: Rules) -> bool | None:
     6 confident recommendations that contradicted the reader."""
     if clause.negative or doubted:
         return False
-    if rules.wish.search(clause.text) or clause.asked or _NOT_YET.search(clause.text):
+    if rules.wish.search(clause.text) or clause.asked or rules.not_yet.search(clause.text):
         return None
     if clause.knowing or AFFIRM.search(clause.text) or _AFFIRMED.search(clause.text):
         return True

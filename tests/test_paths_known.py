@@ -70,6 +70,11 @@ def test_a_prerequisite_only_named_is_asked_and_the_answer_counts(dialogue):
     ("ok", True),
     ("yes, otherwise the host waits for nothing", True),
     ("oui mais pas vraiment", False),
+    ("yes, learning it right now", False),
+    ("oui, mais je galère encore avec", False),
+    ("oui ?", None),
+    ("non, pourquoi ?", False),
+    ("oui, le CPU attend et on perd le recouvrement", True),
 ])
 def test_yes_no_answers_that_explain_themselves(dialogue, text, known):
     assert read_yes_no(text, dialogue.rules) is known
