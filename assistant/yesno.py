@@ -1,9 +1,9 @@
 """Read an answer to a yes/no question (a path-F prerequisite): yes, no, or neither.
 
 ``read_yes_no(text, rules)`` returns True, False or None. "Partly" answers, knowing the name,
-hesitations and learning or struggling ("je l'apprends", "I struggle with it") count as no; a
-bare question back ("oui ?") is None, so the question is asked again: the reading-path page sends a reader who lacks a prerequisite
-to CUDA moderne first. Limits: French and English words only.
+hesitations and learning or struggling ("je l'apprends", "I struggle with it") count as no
+(the reading-path page sends a reader who lacks a prerequisite to CUDA moderne first); a bare
+question back ("oui ?") is None, so the question is asked again. Limits: French and English words only.
 """
 from __future__ import annotations
 
