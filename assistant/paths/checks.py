@@ -4,7 +4,8 @@ the reader stated contradicts.
 ``guard(dialogue, state)`` is called by ``PathDialogue.step`` before anything is shown; it
 returns "" when the settled answers hold together, else a French notice, having put the state
 back to a question: a settled free answer whose words clash is read again and asked about
-(``_recheck``); a goal the level answer says no interest in is asked again (``_goal_denied``);
+(``_recheck``); a goal the level answer says no interest in (``_goal_denied``) or wishes
+against (``_goal_elsewhere``) is asked again;
 a level that the goal answer's first-person claims deny (``claimed_against``), a prerequisite
 it supposes that the reader denies, or an answer that rules it out (``conflicts``) is asked
 again, between itself and the level the words allow. An option chosen again when asked about
@@ -17,7 +18,8 @@ import re
 from typing import Protocol
 
 from assistant.paths.choice import normalise
-from assistant.paths.clauses import Rules, clean
+from assistant.paths.clauses import SPLIT, Rules, clean
+from assistant.paths.quotes import source_span
 from assistant.paths.reading import Reading
 from assistant.paths.state import DialogueState
 
@@ -41,6 +43,8 @@ GOAL_VS_WORDS = ("Vous avez choisi « {goal} », mais vous dites aussi « {words
                  "ensemble.")
 LEVEL_VS_CLAIM = ("Vous avez choisi « {level} », mais vous dites aussi « {words} » : ces deux choses ne vont pas "
                   "ensemble. Lequel de ces niveaux vous correspond ?")
+GOAL_VS_WISH = ("Vous avez choisi « {goal} », mais vous disiez vouloir « {words} » : lequel de ces objectifs "
+                "vous correspond ?")
 LEVEL_VS_FACT = ("Vous avez choisi « {level} », mais vous dites ne pas connaître {names}, que ce niveau "
                  "suppose : lequel de ces niveaux vous correspond ?")
 
@@ -89,7 +93,7 @@ def guard(dialogue: Dialogue, state: DialogueState) -> str:
         notice = _recheck(dialogue, state, stage)
         if notice:
             return notice
-    notice = _goal_denied(dialogue, state)
+    notice = _goal_denied(dialogue, state) or _goal_elsewhere(dialogue, state)
     if notice:
         return notice
     claim = claimed_against(dialogue, state)
@@ -137,6 +141,35 @@ def _goal_denied(dialogue: Dialogue, state: DialogueState) -> str:
     state.reopened, state.pending = list(state.clarify), {}
     label = next(g["label"] for g in dialogue.goals if g["id"] == goal)
     return GOAL_VS_WORDS.format(goal=label, words=words)
+
+def _goal_elsewhere(dialogue: Dialogue, state: DialogueState) -> str:
+    """A goal that the level answer's own wish speaks against ("dev JS, je veux juste comprendre
+    sans écrire de code", then "écrire mon premier noyau"; "the only thing I care about is LLM
+    inference", then "scientific computing"): the goal is asked again, between itself and the
+    wished one; chosen again, it stands. Only a clause that says a wish or an interest counts,
+    read alone and settling on a goal that gives the chosen one nothing (on paths_dev4, these
+    were 2 of the 6 confident recommendations that contradicted the reader)."""
+    level_answer = next(a for a in state.answers if a[0] == "level")
+    idx = next(i for i, a in enumerate(state.answers) if a[0] == "goal")
+    goal, answer = state.answers[idx][1], state.answers[idx]
+    text = level_answer[3] if len(level_answer) > 3 and isinstance(level_answer[3], str) else ""
+    if not text or (len(answer) > 2 and isinstance(answer[2], dict) and answer[2].get(f"goal:{goal}") is True):
+        return ""
+    rules = dialogue.rules
+    for piece in SPLIT.split(clean(text, rules))[::2]:
+        piece = piece.strip()
+        if not piece or not (rules.wish.search(piece) or rules.interest.search(piece)):
+            continue
+        match = dialogue.read("goal", piece).match
+        if not match.sure or match.option == goal or dict(match.ranked).get(goal, 0.0) > 0:
+            continue
+        state.answers.pop(idx)
+        state.clarify = [g["id"] for g in dialogue.goals if g["id"] in (goal, match.option)]
+        state.reopened, state.pending = list(state.clarify), {}
+        label = next(g["label"] for g in dialogue.goals if g["id"] == goal)
+        return GOAL_VS_WISH.format(goal=label, words=source_span(piece, text, SPLIT))
+    return ""
+
 
 def _recheck(dialogue: Dialogue, state: DialogueState, stage: str) -> str:
     """Read a settled free answer again, as the check before a recommendation: one whose

@@ -9,6 +9,7 @@ Limits: no syntax tree; a pronoun reaches back one clause only.
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -19,7 +20,11 @@ SPLIT = re.compile(
     r"([;!?()\n/]|[,:](?!\d)|\.(?=\s|$)|\s[-–—]\s|\b(?:mais|sauf|hormis|par contre|en revanche|cependant|pourtant|"
     r"toutefois|neanmoins|alors que|tandis que|but|except|however|though|although|whereas|apart from|"
     r"vu que|puisque|parce que|since|because)\b|"
+    # A relative clause ("ma direction qui n'y connaît rien"), but "ce qui m'intéresse".
+    r"(?<=\w )(?<!\bce )(?=(?:qui|who)\b)|"
     r"\bet (?=(?:je|j'|on|nous|jamais|pas|rien|aucune?|par contre)\b)|\band (?=(?:i|i'\w+|never|not|no)\b)|"
+    # A wish coordinated with a fact ("I code in C and want to write kernels").
+    r"\band (?=(?:want|wanna|would like|hope|plan)\b)|"
     # Two wishes coordinated, each with its own infinitive ("comprendre sans coder et écrire mon
     # premier noyau", "understand it and then write my own kernels").
     r"\bet (?:puis |ensuite |aussi |surtout |enfin )?(?=(?:ecrire|coder|programmer|developper|creer|apprendre)\b)|"
@@ -38,7 +43,8 @@ _LIST_SEPARATOR = re.compile(r"^(?:[,:/()]|et |and |\?)$")
 _BARE = frozenset("""jamais pas non nan no never nope rien aucun aucune idee encore yet not vraiment really trop du tout
     at all clue vu seen used utilise ecrit touche fait j'ai je ai i i've have n'ai ca c'est moi me pour for inconnu
     inconnus inconnue unknown nada zero of it them la les le y en j'en n'en ni heard entendu parler pareil same
-    idem non plus either neither nor""".split())
+    idem non plus either neither nor chinois chinese grec greek mystere mystery nouveau nouveaux nouvelle
+    nouvelles new to unfamiliar du""".split())
 # A phrase that opens with "sans"/"without" (cut off by SPLIT) denies what follows.
 NEGATION = re.compile(r"^(?:sans|without)\b|\b(?:jamais|pas|aucune?|rien|ni|non|nan|nul|zero|never|idk|dunno|not|no|nothing|none|nope|nada|"
                        r"neither|nor|que dalle|inconnue?s?|unknown|unfamiliar|new to me|nouveaux? pour moi|"
@@ -54,7 +60,8 @@ NEGATION = re.compile(r"^(?:sans|without)\b|\b(?:jamais|pas|aucune?|rien|ni|non|
 # not a claim to write such kernels, so it cannot contradict a level.
 _KNOWING = re.compile(r"\b(?:connai\w*|sai[st]|savoir|know\w*|understand\w*|compri\w*|maitris\w*|familiar|"
                       r"a l'aise|comfortable|"
-                      r"entendu|heard|vu|seen|lu|read about|ok|oui|yes|yep|je vois|i see|vois|idee|idea|clue)\b")
+                      r"entendu|heard|vu|seen|lu|read about|ok|oui|yes|yep|je vois|i see|vois|idee|idea|clue|"
+                      r"sure|fine|clear|clair\w*)\b")
 AFFIRM = re.compile(r"\b(?:oui|yes|yep|ouais|bien sur|of course|sure|je (?:sais|connais|maitrise|comprends)|"
                      r"i (?:know|understand|get)|deja|already|connu|known|vu|seen)\b")
 
@@ -62,6 +69,8 @@ AFFIRM = re.compile(r"\b(?:oui|yes|yep|ouais|bien sur|of course|sure|je (?:sais|
 _SUBJECT = re.compile(r"(?:^|\b)(?:je|j'|tu|il|elle|on|nous|vous|ils|elles|i|i'm|i've|you|he|she|we|they|c'est)(?:\b|(?<=')|$)")
 _CONCESSION = re.compile(r"^(?:mais|par contre|en revanche|but|however)$")
 _FILLER = frozenset("les la le l' des du de d' et alors the a an and or ou puis aussi also".split())
+_OK = frozenset("ok okay oui yes yep sure fine".split())
+_WH = re.compile(r"^(?:et |and )?(?:pourquoi|why|how|comment|ce que|ce qu'|what|quand|when)\b")
 # Words in a bare list item ("les mbarrier et TMA") that takes its verb from a neighbour.
 _LIST_ITEM = 4
 
@@ -73,6 +82,7 @@ class Clause:
     knowing: bool = False       # says what the reader knows, not what they do
     weak: bool = False          # takes a vague or partial predicate ("CUDA, je connais de nom")
     exception: bool = False     # follows "sauf", "except": it restricts the clause before
+    asked: bool = False         # ends with a question mark ("cudaDeviceSynchronize is fine?"): a doubt
 
 
 
@@ -90,6 +100,7 @@ class Rules:
         self.known_words = frozenset(data.get("known_words", [])) | (ordinary - self.vocabulary)
         self.aliases = dict(data.get("aliases", {}))
         self.neutral = re.compile(data["neutral"])
+        self.fine = re.compile(data.get("fine", r"(?!)"))
         self.hedges = re.compile(data["hedges"])
         self.undecided = re.compile(data["undecided"])
         self.partial = re.compile(data["partial"])
@@ -99,6 +110,8 @@ class Rules:
         self.wish = re.compile(data["wish"])
         self.ladder = list(data.get("ladder", []))
         self.no_code = re.compile(data["no_code"])
+        self.long_past = re.compile(data.get("long_past", r"(?!)"))
+        self.not_yet = re.compile(data.get("not_yet", r"(?!)"))
         self.narrowed = re.compile(data["narrowed"])
         self.interest = re.compile(data["interest"])
         self.knows_nothing = re.compile(data["knows_nothing"])
@@ -118,6 +131,7 @@ def clean(text: str, rules: Rules) -> str:
     """Normalised, spelling-corrected text with the neutral phrases blanked."""
     norm = re.sub(r"[\w']+", lambda m: rules.aliases.get(m.group(0), m.group(0)), normalise(text))
     norm = correct(norm, rules.vocabulary, rules.known_words)
+    norm = rules.fine.sub(" ok ", norm)
     return re.sub(r"\s+", " ", rules.neutral.sub(" ", norm)).strip()
 
 
@@ -133,14 +147,17 @@ def clauses(text: str, rules: Rules, topics: list[re.Pattern]) -> list[Clause]:
             parts[-1] = (parts[-1][0], sep)
     out: list[Clause] = []
     carry: tuple[bool, bool, bool] | None = None      # (negative, knowing, weak) of a bare predicate
+    slash_only = False                          # that predicate ends "a/b/c ok": it reaches across "/" only
     fresh = False                               # that predicate is the very next clause
     before = ["."] + [sep for _, sep in parts[:-1]]
     for part, sep in reversed(parts):
         # "le coup de cudaDeviceSynchronize par contre je vois pas trop": a topic with no subject
         # of its own takes the bare predicate that follows it, across a concession too.
         subjectless = not _SUBJECT.search(part) and fresh
-        if not _LIST_SEPARATOR.match(sep) and not (subjectless and _CONCESSION.match(sep)):
+        if not _LIST_SEPARATOR.match(sep) and not (subjectless and _CONCESSION.match(sep)) or \
+                (slash_only and sep != "/"):
             carry = None
+        slash_only = False
         fresh = False
         neg = bool(NEGATION.search(part))
         knowing = bool(_KNOWING.search(part))
@@ -152,18 +169,30 @@ def clauses(text: str, rules: Rules, topics: list[re.Pattern]) -> list[Clause]:
             fresh = carry is not None
         elif carry is not None and not neg and (_content_words(part) <= _LIST_ITEM or subjectless) and \
                 not AFFIRM.search(part) and not knowing:
-            neg, knowing, weak = carry[0], carry[1] or knowing, carry[2]    # a bare list item before its predicate
-            out.append(Clause(part, neg, knowing, weak))
+            # A bare list item before its predicate; a writing verb keeps it a claim of doing, not
+            # of knowing ("Writing Hopper TMA kernels, yes": on paths_dev4, read as knowing, its
+            # TMA counted half and the answer was asked between Hopper and simple kernels).
+            neg, weak = carry[0], carry[2]
+            knowing = (carry[1] and not rules.writes.search(part)) or knowing
+            out.append(Clause(part, neg, knowing, weak, asked=sep == "?"))
             continue
         else:
             carry = None
-        out.append(Clause(part, neg, knowing))
+            # "warp/mbarrier/tma ok": the last of items joined by "/" lends its bare predicate to
+            # the others (on paths_dev2, only TMA was read as known).
+            tail = re.findall(r"[\w']+", functools.reduce(lambda text, t: t.sub(" ", text), topics, part))
+            if tail and all(w in _BARE or w in _OK for w in tail):
+                carry, fresh, slash_only = (neg, knowing, bool(rules.partial.search(part))), True, True
+        out.append(Clause(part, neg, knowing, asked=sep == "?"))
     out.reverse()
     knowing = False
     for i, (c, prev) in enumerate(zip(out, before)):
         # "je connais les warps, les mbarrier et TMA": the list after a knowing verb.
         # A clause with a subject of its own ("…, j'écris des kernels warp-specialized") is no item.
-        knowing = c.knowing or (knowing and _content_words(c.text) <= _LIST_ITEM and not _SUBJECT.search(c.text))
+        # "I understand warps, mbarriers, and why syncing the device between kernels is bad": a
+        # question word goes on the knowing verb's list, however long its clause.
+        knowing = c.knowing or (knowing and (_content_words(c.text) <= _LIST_ITEM or _WH.match(c.text)) and
+                                not _SUBJECT.search(c.text))
         negative = c.negative
         # "anything but LLM inference": after "anything", "but" is an exception, not a concession.
         exception = _EXCEPT.match(prev) or (prev == "but" and _ANY.fullmatch(out[i - 1].text))
@@ -171,9 +200,9 @@ def clauses(text: str, rules: Rules, topics: list[re.Pattern]) -> list[Clause]:
                 not NEGATION.search(c.text):
             # "tout sauf TMA" denies TMA; "jamais écrit de noyau, sauf mes noyaux Hopper" affirms them.
             negative = not out[i - 1].negative
-            out[i] = Clause(c.text, negative, knowing, c.weak, exception=True)
+            out[i] = Clause(c.text, negative, knowing, c.weak, exception=True, asked=c.asked)
             continue
-        out[i] = Clause(c.text, negative, knowing, c.weak)
+        out[i] = Clause(c.text, negative, knowing, c.weak, asked=c.asked)
     return out
 
 
@@ -203,7 +232,7 @@ def consume_negation(clause: Clause, patterns: list[re.Pattern]) -> Clause:
         if NEGATION.search(pattern.pattern):
             rest = pattern.sub(lambda m: " " if NEGATION.search(m.group(0)) else m.group(0), rest)
     return clause if NEGATION.search(rest) else Clause(clause.text, False, clause.knowing,
-                                                        exception=clause.exception)
+                                                        exception=clause.exception, asked=clause.asked)
 
 
 # A beginner in something ("débutant en CUDA", "new to Hopper", "novice with TMA"); an

@@ -21,7 +21,8 @@ without the other.
 Invariant, checked by ``step`` before anything is shown (``assistant.paths.checks.guard``):
 no recommendation that a fact the reader stated contradicts. Every settled free answer keeps
 its words and is read again; the two answers are checked against each other (a goal the level
-answer says no interest in, a first-person claim of the goal answer that the level's label
+answer says no interest in, a goal the level answer's own wish speaks against ("je veux juste
+comprendre sans coder", then "écrire mon premier noyau"), a first-person claim of the goal answer that the level's label
 denies, a prerequisite one answer affirms and another denies: ``DialogueState.contested``,
 asked); a level is checked against the prerequisites it supposes ("5", then "TMA jamais vu",
 or "non" to the TMA question) and against answers that rule it out ("3", then "je n'ai jamais

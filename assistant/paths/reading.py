@@ -33,9 +33,19 @@ How an answer is read (rules and vocabulary live in ``corpus/parcours.yaml``, ``
 6. hedged, never settled: a hesitation ("je sais plus trop") with a runner-up, two options at
    once or a self-correction ("les deux", "enfin non"), nothing but a job title or a field
    ("développeur", "data scientist", "l'IA"), a vague clause that speaks for another option
-   than the best ("dev backend, et j'ai vaguement bidouillé des trucs sur GPU").
-Prerequisites: each clause that names one says known (affirmed) or not (denied, partial,
-heard of); "tout sauf TMA" settles TMA only.
+   than the best ("dev backend, et j'ai vaguement bidouillé des trucs sur GPU"), experience
+   said to be long past above the first rung ("du CUDA il y a longtemps"). A wish in a level
+   answer ("want to write CUDA kernels") is no level evidence; a denial in a relative clause
+   ("ma direction qui n'y connaît rien") is someone else's; in a goal's wish, "ça" stands for
+   the clause before ("un billet sur les megakernels, je veux comprendre ça").
+Prerequisites, safe by construction: known only when a clause affirms one plainly (the first
+person, a knowing or affirming predicate: "je connais TMA", "j'écris des noyaux avec TMA",
+"warp/mbarrier/tma ok", "the sync thing too"), with no negation, doubt, question mark or wish
+in its scope; not known when denied, doubted, partial or heard of, in the clause or by a
+first-person denial right after it ("…, je ne l'ai jamais compris"); otherwise (only named:
+"Hopper + TMA", "les mbarrier sont cachées par la bibliothèque") unsettled, and asked: a
+question too many costs less than a prerequisite wrongly taken as known. "tout sauf TMA"
+settles TMA only.
 Steps 1-3 live in ``assistant.paths.clauses``, the clashes of step 5 in ``assistant.paths.clash``; a yes/no
 answer to a prerequisite question is read by ``assistant.paths.yesno``.
 Limits: no syntax tree; nested clauses beyond one concession per sentence are read clause by
@@ -48,17 +58,54 @@ from dataclasses import dataclass, field
 
 from assistant.paths.choice import Match
 from assistant.paths.clash import CLAIM_MIN, claims_of, find_clash
-from assistant.paths.clauses import SPLIT, Clause, Rules, beginner_in, clauses, clean, consume_negation, self_negating
+from assistant.paths.clauses import AFFIRM, SPLIT, Clause, Rules, beginner_in, clauses, clean, consume_negation, self_negating
 from assistant.paths.quotes import source_span
 
 # Own evidence a higher level needs before a lower level's background moves up to it: one
 # passing word ("mémoire partagée", 1) must not lift a CUDA course to "optimiser".
 _LADDER_MIN = 2.0
 # A clause about the reader ("les noyaux que j'ai écrits"); not "on": "kernels on H100".
-_FIRST_PERSON = re.compile(r"(?:^|\b)(?:je|j'|i|i'm|i've|we|we've|nous)(?:\b|(?<=')|$)")
+_FIRST_PERSON = re.compile(r"(?:^|\b)(?:je|j'|j(?= )|i|i'm|i've|we|we've|nous)(?:\b|(?<=')|$)")
 # A clause that only hesitates ("enfin", "bon", "well"): the qualifier after it still qualifies.
 _INTERJECTION = re.compile(r"(?:enfin|bon|ben|bah|euh+|hmm+|well|i mean|je veux dire|disons|let's say)")
 _PRONOUN = re.compile(r"(?:\bj'en\b|\bn'en\b|\ben (?:ai|avons|a)\b|\b(?:any|one)\b)")
+
+
+# A relative clause cut off by ``SPLIT`` ("… qui n'y connaît rien", "… who never coded").
+_RELATIVE = re.compile(r"^(?:qui|who)\b")
+_THAT = re.compile(r"\b(?:ca|cela|ceci|it|them|that|this)\b")
+_WISH_VERB = re.compile(r"\b(?:veux|voudrais|voudrait|aimerais|souhaite\w*|envie|want\w*|wanna|would like|i'?d like|"
+                        r"plan to|planning to|hope|j'espere|objectif|goal)\b")
+# Using or writing with something, the first-person ways of knowing it by practice.
+_DOING = re.compile(r"\b(?:ecri\w*|j'ecris|utilis\w*|j'utilise|uses?|used|using|wr[io]t\w*|written|cod\w*|programm\w*|"
+                    r"implement\w*|fais|fait|did|done|travaill\w*|bosse\w*|work\w*|maintien\w*|maintain\w*|"
+                    r"develop\w*|build\w*|built|optimi[sz]\w*|manipul\w*|deploy\w*|deploie\w*|tous les jours|daily|"
+                    r"every day)\b")
+_ALSO = re.compile(r"\b(?:aussi|egalement|pareil|idem|too|also|as well)\b")
+_THE_REST = re.compile(r"\b(?:reste|rest|autres?|others?|everything else)\b")
+# A predicate that says a thing is known, beside the knowing verbs ("warps sure, TMA: all fine").
+_AFFIRMED = re.compile(r"\b(?:fine|good|clear|clair\w*|solide|solid|nickel|easy|facile|no problem|maitris\w*|"
+                       r"master\w*|got it|a l'aise|comfortable|confortable|evidemment|obviously|naturellement|naturally)\b")
+
+
+def _known(clause: Clause, doubted: bool, rules: Rules) -> bool | None:
+    """What a clause that names a prerequisite says of it: known (True) only when it affirms it
+    plainly, with a knowing predicate or doing with it in the first person ("je connais TMA",
+    "j'écris des noyaux avec TMA", "TMA : oui"), with no negation, doubt, wish or learning
+    ("I should learn TMA", "je galère avec les mbarrier") in its scope; not known
+    (False) when it denies or doubts it; None when it only names it, asks about it ("les mbarrier sont cachées
+    par la bibliothèque", "je veux comprendre TMA"): its question is asked. On paths_dev4, the
+    prerequisites taken as known from words that named them without affirming were 3 of its
+    6 confident recommendations that contradicted the reader."""
+    if clause.negative or doubted:
+        return False
+    if rules.wish.search(clause.text) or clause.asked or rules.not_yet.search(clause.text):
+        return None
+    if clause.knowing or AFFIRM.search(clause.text) or _AFFIRMED.search(clause.text):
+        return True
+    # Doing with it, in the first person ("j'écris des noyaux avec TMA"); not any first-person
+    # clause: "I should learn TMA", "je galère avec les mbarrier" were read as known.
+    return True if _FIRST_PERSON.search(clause.text) and _DOING.search(clause.text) else None
 
 
 @dataclass(frozen=True)
@@ -107,9 +154,32 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
     said = [c for c in cut if not _INTERJECTION.fullmatch(c.text)]
     qualified = {id(said[k]) for k in range(len(said) - 1) if not any(t.search(said[k + 1].text) for t in topics) and
                  (rules.partial.search(said[k + 1].text) or rules.unsure.search(said[k + 1].text))}
+    # "pourquoi synchroniser entre deux noyaux serait mauvais, je ne l'ai jamais compris": a clause
+    # with no topic of its own that denies in the first person says it of the prerequisite named
+    # just before; not one about the rest ("warp oui, le reste non"), nor a bare "sans" ("on ne
+    # peut pas faire de TMA sans").
+    denied_after = {id(said[k]) for k in range(len(said) - 1) if said[k + 1].negative and
+                    _FIRST_PERSON.search(said[k + 1].text) and
+                    not any(t.search(said[k + 1].text) for t in topics) and not _THE_REST.search(said[k + 1].text)}
+    levels = any(o in rules.ladder for o in ids)
+    previous_negative = True
+    last_known = clause_known = None      # what the clause before said of its prerequisites
     for raw in cut:
         clause = consume_negation(raw, [p for pats in compiled.values() for p, _, _ in pats])
+        if clause.negative and _RELATIVE.match(clause.text):
+            # "à ma direction qui n'y connaît rien": a denial about someone else says nothing of
+            # the reader (on paths_dev4 it ruled out the reader's own wish to understand).
+            continue
         read.append((raw, clause))
+        # "j'ai lu un billet sur les megakernels et je veux comprendre ça précisément": in a wish,
+        # a demonstrative stands for what the clause before named (goals only: a level's "ça"
+        # after a denial would read the denied words as a claim).
+        seen = clause.text
+        if not levels and not clause.negative and not previous_negative and rules.wish.search(clause.text) and \
+                _THAT.search(clause.text):
+            seen = previous + " " + clause.text
+        previous_negative = clause.negative
+        last_known, clause_known = clause_known, None
         # "mon premier noyau, vu que j'en ai jamais écrit": the pronoun stands for the topic of
         # the clause before; the denial rules read them together.
         subject = clause.text
@@ -128,12 +198,18 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
         names_prerequisite = any(p.search(clause.text) for p in rules.prerequisites.values())
         # "un peu de CUDA", "des trucs sur les GPU": the clause's evidence counts half.
         vague = bool(rules.vague.search(clause.text)) or clause.weak
+        # "I code in C and want to write CUDA kernels": what a reader wishes to do is no level
+        # they have (it read as simple kernels, sure, before); the goal question reads wishes.
+        wished = levels and not clause.negative and bool(_WISH_VERB.search(clause.text))
         for oid, pats in compiled.items():
             for n, (pattern, weight, kind) in enumerate(pats):
-                if beginner and oid in beginner and pattern.search(clause.text):
+                if wished and pattern.search(seen):
                     understood = True
                     continue
-                if pattern.search(clause.text) and (not clause.negative or self_negating(pattern, clause.text)):
+                if beginner and oid in beginner and pattern.search(seen):
+                    understood = True
+                    continue
+                if pattern.search(seen) and (not clause.negative or self_negating(pattern, clause.text)):
                     understood = True
                     # "je connais TMA" is weaker than "j'écris des noyaux avec TMA", and a
                     # pattern counts once per answer, at its strongest.
@@ -189,14 +265,26 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
         for pid, pattern in rules.prerequisites.items():
             if pattern.search(clause.text):
                 understood = True
-                facts[pid] = facts.get(pid, True) and not clause.negative and not unsure
+                known = _known(clause, unsure or id(raw) in denied_after, rules)
+                if known is None and _ALSO.search(clause.text):
+                    known = last_known      # "mbarriers fine; the sync thing too": as the clause before
+                clause_known = known if clause_known is None else clause_known and known
+                if known is False or facts.get(pid) is False:
+                    facts[pid] = False
+                elif known:
+                    facts[pid] = True
     for (oid, n), (value, is_claim) in hits.items():
         (up if "up" in compiled[oid][n][2] else own)[oid] += value
         claimed[oid] += value if is_claim else 0.0
     supported: set[str] = set()
     for targets, w in shared:
         if targets:
-            target = max(targets, key=lambda t: (own[t] + up[t], -targets.index(t)))
+            # A tie of two supported rungs goes to the higher: the lower one's background moves
+            # up to it anyway ("je code en Python, j'entraîne des modèles PyTorch, jamais écrit de
+            # CUDA"; on paths_dev4 it went to "programmer" and the answer was asked for nothing).
+            # With no evidence either way, the first ("je programme, rien sur GPU").
+            target = max(targets, key=lambda t: (own[t] + up[t], targets.index(t) if own[t] + up[t] > 0
+                                                 else -targets.index(t)))
             own[target] += w
             supported.add(target)
     if not any(o in rules.ladder for o in ids):
@@ -221,6 +309,11 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
     runner = ranked[1][1] if len(ranked) > 1 else 0.0
     # Hesitating between options ("un peu de CUDA, un peu d'optimisation, je sais plus trop").
     hedged = bool(rules.hedges.search(cleaned)) and runner > 0 or bool(rules.undecided.search(cleaned))
+    # Experience said to be long past ("j'ai fait du CUDA il y a longtemps"): how much is left is
+    # the reader's to say, so the level is asked (paths_dev4: recommended on as simple kernels);
+    # not on the ladder's first rung, with none below it ("un peu de PHP il y a longtemps").
+    hedged = hedged or bool(levels and ranked and ranked[0][0] != rules.ladder[0] and
+                            rules.long_past.search(cleaned))
     # Nothing but a job title or a field ("développeur", "data scientist", "l'IA"): not clear enough.
     title_only = bool(top_hits) and ranked[0][0] not in supported and \
         all("title" in compiled[o][n][2] for o, n in top_hits)

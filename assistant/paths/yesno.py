@@ -1,8 +1,9 @@
 """Read an answer to a yes/no question (a path-F prerequisite): yes, no, or neither.
 
-``read_yes_no(text, rules)`` returns True, False or None. "Partly" answers, knowing the name
-and hesitations count as no: the reading-path page sends a reader who lacks a prerequisite
-to CUDA moderne first. Limits: French and English words only.
+``read_yes_no(text, rules)`` returns True, False or None. "Partly" answers, knowing the name,
+hesitations and learning or struggling ("je l'apprends", "I struggle with it") count as no
+(the reading-path page sends a reader who lacks a prerequisite to CUDA moderne first); a bare
+question back ("oui ?") is None, so the question is asked again. Limits: French and English words only.
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from assistant.paths.clauses import AFFIRM, NEGATION, Rules, clean
 _YES_WORDS = {"oui", "yes", "yep", "yup", "yeah", "ouais", "o", "y", "absolument", "absolutely", "evidemment",
               "certainement", "certainly", "sure", "definitely", "definitivement", "carrement", "grave", "ofc",
               "obviously", "si", "bah", "ben", "bien", "exactement", "exactly", "parfaitement", "affirmatif",
-              "correct", "yess", "yas", "mouais", "naturellement", "of"}
+              "correct", "yess", "yas", "mouais", "naturellement", "of", "ok", "okay"}
 _NO_WORDS = {"non", "no", "nope", "nan", "bof", "idk", "dunno", "na", "n", "jamais", "never", "pas", "nah", "negatif", "nein", "aucune",
              "aucun", "rien", "not", "nada", "niet"}
 # Knowing the name is not knowing the thing: "j'en ai entendu parler", "c'est quoi ?".
@@ -21,6 +22,9 @@ _HEARD_OF = re.compile(r"\b(?:entendu parler|heard of|heard about|de nom|the nam
                        r"vu passer|croise le terme|seen it around|come across|c'est quoi|"
                        r"qu'est-ce que c'est|what is (?:that|it|this)|what'?s that|ca me dit (?:vaguement )?quelque chose|"
                        r"rings a bell)\b")
+_ME = re.compile(r"(?:^|\b)(?:je|j'|j(?= )|i|i'm|me|m')(?:\b|(?<=')|$)")
+# Someone or something else as the subject: an explanation, not the reader.
+_OTHER = re.compile(r"\b(?:on|il|elle|ils|elles|he|she|they|l'hote|hote|host|cpu|gpu|programme|program)\b")
 _THINK_YES = re.compile(r"\b(?:je (?:crois|pense) que oui|i think so|i believe so|je pense bien|il me semble que oui)\b")
 _YES_ELSE = re.compile(r"\b(?:tout a fait|bien sur|of course|i think so|je pense|je crois|probably|probablement|"
                        r"j'en ai (?:deja )?(?:utilise|ecrit|fait)|i do|i have|i've used|used (?:it|them)|utilise|"
@@ -28,7 +32,7 @@ _YES_ELSE = re.compile(r"\b(?:tout a fait|bien sur|of course|i think so|je pense
 
 
 def read_yes_no(text: str, rules: Rules) -> bool | None:
-    """An answer to a yes/no question: True, False, or None when it says neither.
+    """An answer to a yes/no question: True, False, or None when it says neither or asks back.
 
     "Partly" answers ("un peu", "vaguement", "kind of, no") and "I know the name" count as
     no: the page sends a reader who lacks a prerequisite to CUDA moderne first."""
@@ -38,6 +42,12 @@ def read_yes_no(text: str, rules: Rules) -> bool | None:
         return None
     if _HEARD_OF.search(cleaned):
         return False
+    # "je l'apprends en ce moment", "yes but I struggle with it": not known yet; said of the
+    # reader, not in an explanation ("oui, l'hôte bloque et on perd le recouvrement").
+    if rules.not_yet.search(cleaned) and (_ME.search(cleaned) or not _OTHER.search(cleaned)):
+        return False
+    if text.rstrip().endswith("?") and not NEGATION.search(cleaned) and not rules.partial.search(cleaned):
+        return None     # "oui ?": a question back, asked again; "non, pourquoi ?", "vaguement… ?" are no
     if _THINK_YES.search(cleaned) and not NEGATION.search(cleaned):
         return True     # "je crois que oui, ça bloque le CPU": a yes that says why
     partial = bool(rules.partial.search(cleaned))
