@@ -113,6 +113,9 @@ def main(argv=None) -> int:
             t, s = one(q)
             totals.append(t)
             searches.append(s)
+    # the first pass meets each question once: on a fresh index it embeds the lead candidates
+    # the vector file lacks (what a first user or an outside evaluator measures)
+    first = totals[:len(questions)]
     load_after = os.getloadavg()
     own = [t - s for t, s in zip(totals, searches)]
     ms = lambda v: round(v * 1000, 1)  # noqa: E731
@@ -128,6 +131,9 @@ def main(argv=None) -> int:
                        "repeats": args.repeats, "answers_timed": len(totals),
                        "first_answer_cold_ms": ms(cold)},
         "answer_ms": {"p50": ms(statistics.median(totals)), "p95": ms(_pct(totals, 95)), "max": ms(max(totals))},
+        "first_pass_ms": {"p50": ms(statistics.median(first)), "p95": ms(_pct(first, 95)), "max": ms(max(first))},
+        "later_passes_ms": ({"p50": ms(statistics.median(totals[len(questions):])),
+                             "p95": ms(_pct(totals[len(questions):], 95))} if args.repeats > 1 else None),
         "retrieval_ms": {"p50": ms(statistics.median(searches)), "p95": ms(_pct(searches, 95))},
         "answer_stage_only_ms": {"p50": ms(statistics.median(own)), "p95": ms(_pct(own, 95))},
         "target": {"answer_p95_ms": 300},
@@ -142,6 +148,9 @@ def main(argv=None) -> int:
         f"{c['repeats']}) après échauffement ; première réponse à froid : {c['first_answer_cold_ms']} ms.", "",
         "| partie | p50 (ms) | p95 (ms) |", "| --- | --- | --- |",
         f"| réponse entière (flux consommé jusqu'à l'Answer) | {result['answer_ms']['p50']} | {result['answer_ms']['p95']} |",
+        f"| … première passe (chaque question une fois) | {result['first_pass_ms']['p50']} | {result['first_pass_ms']['p95']} |",
+        *([f"| … passes suivantes | {result['later_passes_ms']['p50']} | {result['later_passes_ms']['p95']} |"]
+          if result["later_passes_ms"] else []),
         f"| dont recherche (Retriever.search) | {result['retrieval_ms']['p50']} | {result['retrieval_ms']['p95']} |",
         f"| dont étape réponse seule | {result['answer_stage_only_ms']['p50']} | {result['answer_stage_only_ms']['p95']} |",
         "", "Cible : p95 ≤ 300 ms. Commande : `python -m evals.bench_answer`.", ""])
@@ -150,7 +159,8 @@ def main(argv=None) -> int:
     print(f"réponse composée, à chaud ({len(totals)} réponses, {len(indexed)} chapitres indexés, "
           f"charge {load_before[0]:.1f}) : p50 {result['answer_ms']['p50']} ms, p95 {result['answer_ms']['p95']} ms "
           f"(recherche p50 {result['retrieval_ms']['p50']} ms, p95 {result['retrieval_ms']['p95']} ms ; "
-          f"étape réponse seule p95 {result['answer_stage_only_ms']['p95']} ms)")
+          f"étape réponse seule p95 {result['answer_stage_only_ms']['p95']} ms ; première passe p50 "
+          f"{result['first_pass_ms']['p50']} ms, p95 {result['first_pass_ms']['p95']} ms)")
     print(f"résultats : {path}")
     return 0
 
