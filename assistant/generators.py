@@ -283,14 +283,16 @@ class ChatGenerator:
 
 
 def _composed(arg: str, config) -> Generator:
-    # The e5 lead rerank is the default since its vectors are cached (memory and disk, keyed
-    # by passage text) and the question's vector is retrieval's: on dev it made 4 more leads
-    # answer out of 80 unseen questions (seeds 21, 22); `composed:lexical` is word overlap only.
-    if arg == "lexical":
+    # The e5 lead rerank is opt-in (`composed:rerank`): on dev it made 4 more leads answer out
+    # of 80 unseen questions (seeds 21, 22), but from a fresh index each question embeds its
+    # lead candidates: p95 884 ms on the first pass against 66 ms once cached (2 cores,
+    # evals/results/lead-rerank-cold-2026-12-01.md), over the 300 ms goal; filling the vectors
+    # at ingest would take about 14 min. `composed` and `composed:lexical` are the rules alone.
+    if arg in ("", "lexical"):
         return ComposedGenerator()
-    if arg not in ("", "rerank"):
+    if arg != "rerank":
         raise ConfigError(f"variante inconnue du générateur composé : « {arg} ». Connues : "
-                          "composed, composed:lexical.")
+                          "composed, composed:rerank, composed:lexical.")
     # one reranker per embedder and cache folder, so that its vectors last across answers
     # the vectors are kept beside the index they were read from (a folder that exists: nothing
     # is created for a configuration without an index)

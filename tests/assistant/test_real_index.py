@@ -74,15 +74,15 @@ def test_bm25_on_disk_and_both_rankings(index):
     assert final.kind == "answer" and final.decision in ("answer", "partial") and final.language == "en"
 
 
-def test_the_default_answer_reranks_with_vectors_kept_beside_the_index(index, sections):
+def test_the_rerank_keeps_its_vectors_beside_the_index(index, sections):
     from ingest.sentences import is_verbatim
     retriever = Retriever(index)
     question = "Pourquoi la transposition naïve plafonne-t-elle ?"
-    _, first = run(answer(question, None, "composed", retriever=retriever, config=index))
+    _, first = run(answer(question, None, "composed:rerank", retriever=retriever, config=index))
     kept = list(index.index_dir.glob("lead-vectors-*.npz"))
     assert first.kind == "answer" and len(kept) == 1
     by_n = {c.n: c for c in first.citations}
     assert all(is_verbatim(q.text, sections[(by_n[q.n].chapter_id, by_n[q.n].anchor)]) for q in first.quotes)
     stamp = kept[0].stat().st_mtime_ns
-    _, again = run(answer(question, None, "composed", retriever=retriever, config=index))
+    _, again = run(answer(question, None, "composed:rerank", retriever=retriever, config=index))
     assert again.text == first.text and kept[0].stat().st_mtime_ns == stamp   # warm: nothing embedded, nothing written

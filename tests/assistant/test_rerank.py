@@ -48,15 +48,16 @@ def test_no_mix_is_the_word_overlap_lead(retriever, reranker):
     assert compose(question, hits, reranker=reranker, mix=0.0).quotes == compose(question, hits).quotes
 
 
-def test_the_rerank_is_the_default_and_lexical_is_a_choice(tmp_path):
+def test_the_rerank_is_a_choice_and_the_rules_the_default(tmp_path):
     from assistant.generators import get_generator
     from ingest.config import load_config
     from ingest.errors import ConfigError
 
     config = load_config(index_dir=tmp_path)
-    assert get_generator("composed", config).reranker is not None
-    assert get_generator("composed:rerank", config).reranker is get_generator("composed", config).reranker
+    assert get_generator("composed", config).reranker is None
     assert get_generator("composed:lexical", config).reranker is None
+    assert get_generator("composed:rerank", config).reranker is not None
+    assert get_generator("composed:rerank", config).reranker is get_generator("composed:rerank", config).reranker
     with pytest.raises(ConfigError, match="composed:lexical"):
         get_generator("composed:nimporte", config)
 
