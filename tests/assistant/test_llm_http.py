@@ -179,13 +179,12 @@ def test_stalled_server_in_a_conversation_costs_one_timeout_not_two(server, retr
     server.mode = "stall"
     first = "Pourquoi la transposition naïve plafonne-t-elle ?"
     conv = Conversation((Turn(first, first, "answer", ("performance-07",), "…"),))
-    start = time.monotonic()
     _, final = run(answer("et avec des tuiles de 64 ?", conv, "openai:modele-test", retriever=retriever,
                           config=_config(server.server_address[1]), threshold=TEST_THRESHOLD))
-    elapsed = time.monotonic() - start
     assert final.generator == "composed" and "délai" in final.notice
     assert final.followup and final.resolved_question.endswith("et avec des tuiles de 64 ?")   # the rule took over
-    assert elapsed < TIMEOUT_S * 1.8, elapsed
+    # one request reached the stalled server: the rewrite timed out and the answer did not
+    # try the same server again (counted, not timed: a loaded CI machine stretches wall time)
     assert len(server.requests) == 1
 
 
