@@ -115,3 +115,31 @@ def test_a_new_question_after_a_conversation_gets_a_new_answer(retriever):
     assert not new.followup and new.resolved_question == "c quoi le padding"
     assert new.kind == "answer"
     assert not {q.text for q in new.quotes} & {q.text for q in final.quotes}
+
+
+@pytest.mark.parametrize("question", ["now explain the shared-memory version", "Maintenant, le même noyau en Triton ?",
+                                      "ensuite on mesure comment ?", "why would anyone avoid one?",
+                                      "is it worth writing my own ones?"])
+def test_carrying_on_and_a_closing_one_are_followups(question):
+    r = resolve(question, HISTORY)
+    assert r.followup and r.query.startswith(FIRST)
+
+
+@pytest.mark.parametrize("question, searched", [
+    ("Autre question : c'est quoi un warp ?", "c'est quoi un warp ?"),
+    ("rien à voir, mais combien de banques a la mémoire partagée ?", "combien de banques a la mémoire partagée ?"),
+    ("sinon, la mémoire unifiée ça sert à quoi ?", "la mémoire unifiée ça sert à quoi ?"),
+    ("Unrelated, but what is a warp?", "what is a warp?"),
+    ("by the way, how big is the L2 on an H100?", "how big is the L2 on an H100?"),
+    ("autre question : c koi un tenseur", "c quoi un tenseur"),
+])
+def test_a_declared_change_of_subject_is_a_new_question_without_its_marker(question, searched):
+    for history in (HISTORY, None):
+        r = resolve(question, history)
+        assert not r.followup and r.query == searched
+
+
+@pytest.mark.parametrize("question", ["sinon ?", "sinon, comment faire ?", "et sinon ça marche aussi ?",
+                                      "autre question ?"])
+def test_sinon_without_a_named_subject_is_not_a_change_of_subject(question):
+    assert resolve(question, HISTORY).followup
