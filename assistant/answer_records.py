@@ -61,7 +61,7 @@ class Answer:
     notice: str = ""              # e.g. why the LLM answer was replaced
     language: str = "fr"          # language of the question: "fr" or "en"
     relevance: float = 0.0        # score compared with the calibrated refusal threshold
-    decision: str = ""            # "answer" | "partial" | "refuse" (assistant.relevance)
+    decision: str = ""            # "answer" | "partial" | "refuse" (assistant.search.relevance)
 
     @property
     def chapter_ids(self) -> tuple[str, ...]:

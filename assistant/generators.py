@@ -31,7 +31,7 @@ import yaml
 
 from assistant.answer_records import Citation, Quote, Turn
 from assistant.compose import RERANK_MIX, compose
-from assistant.rerank import LeadReranker
+from assistant.compose.rerank import LeadReranker
 from assistant.support import support
 from assistant.typography import fr_number
 from ingest.errors import ConfigError
@@ -69,7 +69,7 @@ class Generator(Protocol):
 
 
 class ComposedGenerator:
-    """``reranker``: the e5 lead rerank (``assistant.rerank``), None for word overlap only."""
+    """``reranker``: the e5 lead rerank (``assistant.compose.rerank``), None for word overlap only."""
 
     name = "composed"
 

@@ -126,7 +126,7 @@ class _Env:
 
     def __init__(self, index: str | None) -> None:
         from assistant.answer import lexicon_for
-        from assistant.retrieve import Retriever
+        from assistant.search.retrieve import Retriever
         from ingest.anchors import fold
         from ingest.config import load_config
         from ingest.corpus import load_corpus
@@ -158,8 +158,8 @@ class _Env:
 
     def features(self, question: str) -> dict:
         from assistant.inputs import check_question
-        from assistant.query import analyse
-        from assistant.relevance import features
+        from assistant.search.query import analyse
+        from assistant.search.relevance import features
         checked = check_question(question)
         query = analyse(checked.text, checked.language, self.lexicon)
         return features(query, self.retriever.search_runs(query, k=5), self.lexicon)[0]
@@ -262,7 +262,7 @@ def evaluate_split(env: _Env, sets: dict, say) -> dict:
 
 def calibrate(env: _Env, dev: dict, say) -> dict:
     """Fit the refusal model on dev questions only and write ``assistant/data/refusal.yaml``."""
-    from assistant.relevance import MODEL_FILE, load_model
+    from assistant.search.relevance import MODEL_FILE, load_model
     from evals.calibrate import fit_refusal
     from evals.common import load_set
 
@@ -284,7 +284,7 @@ def calibrate(env: _Env, dev: dict, say) -> dict:
 def write_model(fit: dict, n_in: int, n_out: int, chapters: int, path: Path) -> None:
     cv, fitted, by_set = fit["cv"], fit["fitted"], fit.get("by_set") or {}
     head = (
-        "# Refusal model of assistant.relevance: p = sigmoid(bias + sum w_f (x_f - mean_f) / scale_f);\n"
+        "# Refusal model of assistant.search.relevance: p = sigmoid(bias + sum w_f (x_f - mean_f) / scale_f);\n"
         "# refuse when p < refuse_below, partial answer when p < partial_below, else answer.\n"
         "# Written by `python -m evals.answers --calibrate`: L2 logistic regression fitted on the dev\n"
         f"# questions only ({n_in} in scope, {n_out} out of scope, {chapters} chapters), on {dt.date.today().isoformat()}.\n"
@@ -308,7 +308,7 @@ def write_model(fit: dict, n_in: int, n_out: int, chapters: int, path: Path) -> 
 
 def run(args) -> dict:
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")   # as assistant.answer does for its retriever
-    from assistant.relevance import load_model
+    from assistant.search.relevance import load_model
 
     env = _Env(args.index)
     if env.stale:
@@ -342,7 +342,7 @@ def run(args) -> dict:
 
 
 def _model_record() -> dict:
-    from assistant.relevance import MODEL_FILE
+    from assistant.search.relevance import MODEL_FILE
     return yaml.safe_load(MODEL_FILE.read_text(encoding="utf-8")) or {}
 
 

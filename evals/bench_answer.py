@@ -85,7 +85,7 @@ def main(argv=None) -> int:
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
     from assistant.answer import answer
-    from assistant.retrieve import Retriever
+    from assistant.search.retrieve import Retriever
     from ingest.config import load_config
 
     config = load_config(index_dir=args.index, llm="composed")

@@ -25,7 +25,7 @@ from ingest.pipeline import ingest
 
 _QUERY_SCRIPT = r"""
 import json, resource, statistics, sys, time
-from assistant.retrieve import Retriever
+from assistant.search.retrieve import Retriever
 from ingest.config import load_config
 questions = json.loads(sys.argv[2])
 r = Retriever(load_config(index_dir=sys.argv[1]))

@@ -1,4 +1,4 @@
-"""Fit the refusal model of ``assistant.relevance`` on dev questions, with k-fold cross-validation.
+"""Fit the refusal model of ``assistant.search.relevance`` on dev questions, with k-fold cross-validation.
 
 ``fit_refusal(inside, outside)`` takes the feature dicts of in-scope and out-of-scope dev
 questions and returns the model fields for ``assistant/data/refusal.yaml`` plus the
@@ -27,10 +27,10 @@ import random
 
 import numpy as np
 
-from assistant.relevance import FEATURES
+from assistant.search.relevance import FEATURES
 
 # On standardised features. Dev, 603 in-scope / 141 out-of-scope questions, 5-fold CV
-# (features of assistant.relevance.FEATURES): L2 1.0 gives refusal precision 0.929, recall
+# (features of assistant.search.relevance.FEATURES): L2 1.0 gives refusal precision 0.929, recall
 # 0.929, in-scope refused 1.7 %; 0.3 gives 0.923 / 0.936. Dropping the `english` feature
 # costs about 0.02 of precision; dense + known alone (the older rule) reaches 0.85 / 0.85.
 # Again on 903 / 250 with 10 features and the 1.5 % budget: L2 0.3 / 1.0 / 3.0 give recall

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from assistant.answer import answer
 from assistant.generators import ComposedGenerator
-from assistant.rerank import LeadReranker
+from assistant.compose.rerank import LeadReranker
 from evals.common import load_set, write_result
 
 _DEV = ("answers_inscope_dev", "answers_inscope_dev2", "answers_inscope_dev3", "answers_inscope")
@@ -54,7 +54,7 @@ def main(argv=None) -> int:
         rows.append(row)
     n = len(items)
     best = max(mixes, key=lambda m: (hits[m], -m))
-    payload = {"questions": n, "label": "lead quoted from a gold chapter", "k": __import__("assistant.compose",
+    payload = {"questions": n, "label": "lead quoted from a gold chapter", "k": __import__("assistant.compose.composer",
                fromlist=["RERANK_K"]).RERANK_K, "gold_lead": {str(m): hits[m] for m in mixes}, "best_mix": best,
                "seconds": round(time.perf_counter() - start, 1)}
     lines = ["# Mélange règles / e5 pour la phrase de tête : ajustement sur le jeu dev", "",

@@ -2,7 +2,7 @@
 
 A question counts as found at rank r when the r-th distinct chapter of the ranking (the
 chapters of the top 30 passages, in order) is one of its gold chapters. Questions go
-through the public entries the answer stage uses: ``assistant.query.analyse`` (with the
+through the public entries the answer stage uses: ``assistant.search.query.analyse`` (with the
 English-to-French bridge) then ``Retriever.search``.
 
 - **dev**: ``evals/data/retrieval.yaml`` and the in-scope dev questions of ``tuile eval
@@ -10,7 +10,7 @@ English-to-French bridge) then ``Retriever.search``.
 - **test**: the in-scope test questions (``answers_inscope_test.yaml``), never tuned on.
 
 ``--tune`` (dev only) searches the fusion weights and the rank constant of
-``assistant.retrieve`` with 5-fold cross-validation on dev and prints the grid's best
+``assistant.search.retrieve`` with 5-fold cross-validation on dev and prints the grid's best
 point and its cross-validated MRR, then the same grid fitted without one writing round of
 dev questions and scored on it (``by_set``: the round held out, the shipped fusion on it,
 the dense side alone); it changes no file.
@@ -66,7 +66,7 @@ def _score(rankings: list[list[str]], golds: list[set[str]]) -> dict[str, float]
 def _analysed(retriever, config, questions):
     from assistant.answer import lexicon_for
     from assistant.inputs import check_question
-    from assistant.query import analyse
+    from assistant.search.query import analyse
     lexicon = lexicon_for(retriever, config)
     out = []
     for q in questions:
@@ -146,7 +146,7 @@ def _leave_one_set_out(grid, table, runs, golds, sets) -> dict:
     test split written later sees. Each round also gets the shipped fusion's figures and the
     dense side alone, the side that fell most from dev to test in round 2 (R@1 0.738 → 0.611).
     """
-    from assistant.retrieve import FUSION, RRF_K
+    from assistant.search.retrieve import FUSION, RRF_K
     shipped = (FUSION[0] / FUSION[1], RRF_K, "first")
     out, pooled, pooled_shipped = {}, [], []
     for name in sorted(set(sets)):
@@ -168,7 +168,7 @@ def _leave_one_set_out(grid, table, runs, golds, sets) -> dict:
 
 
 def main(args: argparse.Namespace) -> int:
-    from assistant.retrieve import Retriever
+    from assistant.search.retrieve import Retriever
     from ingest.config import load_config
     config = load_config(index_dir=getattr(args, "index", None))
     retriever = Retriever(config)

@@ -42,7 +42,7 @@ def _ingest(args: argparse.Namespace) -> int:
 
 
 def _search(args: argparse.Namespace) -> int:
-    from assistant.retrieve import Retriever
+    from assistant.search.retrieve import Retriever
 
     question = " ".join(args.question).strip()
     if not question:

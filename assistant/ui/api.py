@@ -86,7 +86,7 @@ def register(services: Services) -> None:
 
     def guide_search(query: str) -> str:
         """The sections of the guide that use the query's words, with plain-text snippets."""
-        from assistant.guide_search import search_guide
+        from assistant.search.guide_search import search_guide
         try:
             return _json(search_guide(services.retriever, query).to_dict())
         except Exception as err:

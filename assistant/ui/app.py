@@ -3,7 +3,7 @@
 ``create_app(config)`` builds the Gradio ``Blocks`` without launching it (tests and the
 benchmark build it, then ``launch`` it on a free loopback port). Tabs: Discussion
 (``assistant.answer``), Parcours (``assistant.paths``), Bac à sable (``sandbox.runner``)
-and Le guide (the chapters, ``assistant.retrieve`` for search). The UI is an adapter:
+and Le guide (the chapters, ``assistant.search.retrieve`` for search). The UI is an adapter:
 handlers are (streaming) generators that call one entry and render its record with
 ``assistant.ui.render``; an error of any layer becomes a French message in the page.
 

@@ -11,7 +11,7 @@ import html
 
 import gradio as gr
 
-from assistant.guide_search import search_guide
+from assistant.search.guide_search import search_guide
 from assistant.typography import fr_typography
 from assistant.ui.discussion import LATEX
 from assistant.ui.library import Library, parse_link

@@ -51,7 +51,7 @@ class Services:
     def retriever(self):
         with self._lock:
             if self._retriever is None:
-                from assistant.retrieve import Retriever
+                from assistant.search.retrieve import Retriever
                 self._retriever = Retriever(self.config)
             return self._retriever
 

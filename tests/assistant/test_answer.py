@@ -5,8 +5,8 @@ import json
 
 from assistant.answer import answer
 from assistant.answer import lexicon_for
-from assistant.query import analyse
-from assistant.relevance import RefusalModel, decide
+from assistant.search.query import analyse
+from assistant.search.relevance import RefusalModel, decide
 
 from answer_fixtures import TEST_THRESHOLD, run
 

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 import pytest
 
 from assistant.answer import answer, lexicon_for
-from assistant.query import Lexicon, analyse, glossary_pairs
-from assistant.relevance import FEATURES, RefusalModel, coverage, decide, load_model, named_words, trap_sense
+from assistant.search.query import Lexicon, analyse, glossary_pairs
+from assistant.search.relevance import FEATURES, RefusalModel, coverage, decide, load_model, named_words, trap_sense
 from evals.calibrate import fit_refusal
 
 from answer_fixtures import run

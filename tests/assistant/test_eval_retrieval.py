@@ -1,7 +1,7 @@
 """The chapter-level scoring and the fusion grid of ``tuile eval retrieval``."""
 from __future__ import annotations
 
-from assistant.retrieve import Runs
+from assistant.search.retrieve import Runs
 from evals.retrieval import _fuse, _leave_one_set_out, _score, chapter_ranks
 
 

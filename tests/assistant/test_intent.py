@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.blocks import section_blocks
-from assistant.intent import question_intent
+from assistant.compose.blocks import section_blocks
+from assistant.compose.intent import question_intent
 from assistant.support import support
 
 

@@ -9,7 +9,7 @@ import pytest
 from assistant.answer import answer
 from assistant.answer_records import Conversation
 from assistant.cli import main
-from assistant.retrieve import Retriever
+from assistant.search.retrieve import Retriever
 from ingest import ingest
 from ingest.config import Config
 
@@ -59,7 +59,7 @@ def test_tuile_ask_streams_text(index, capsys):
 
 def test_bm25_on_disk_and_both_rankings(index):
     from assistant.answer import lexicon_for
-    from assistant.query import analyse
+    from assistant.search.query import analyse
     from ingest.index import generation_dir, read_manifest
     gen = generation_dir(index.index_dir, read_manifest(index.index_dir)["generation"])
     assert (gen / "bm25" / "tuile.json").exists()

@@ -5,7 +5,7 @@ import pytest
 
 from ingest.sentences import is_verbatim
 from assistant.compose import compose
-from assistant.rerank import LeadReranker
+from assistant.compose.rerank import LeadReranker
 
 
 @pytest.fixture(scope="module")

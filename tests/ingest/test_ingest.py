@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from assistant.cli import main as cli_main
-from assistant.retrieve import Retriever
+from assistant.search.retrieve import Retriever
 from ingest.config import load_config
 from ingest.corpus import load_corpus
 from ingest.errors import ConfigError, CorpusError

@@ -29,7 +29,7 @@ import yaml
 from ingest.analyzer import content_words, english_term, index_terms, term, terms, words
 from ingest.anchors import fold
 
-_PAIRS_FILE = Path(__file__).parent / "data" / "en_fr.yaml"
+_PAIRS_FILE = Path(__file__).parents[1] / "data" / "en_fr.yaml"
 # « - **Conflit de banques** (*bank conflict*) : » in the glossary chapter
 _GLOSSARY_ENTRY = re.compile(r"^\s*[-*]\s+\*\*([^*]+)\*\*\s*\(\*([^*]+)\*\)", re.MULTILINE)
 _MAX_PHRASE = 4

@@ -1,7 +1,7 @@
 """Hybrid retrieval: dense (Chroma + the configured embedder) and BM25, fused by rank.
 
 ``Retriever(config).search(question, k)`` returns ranked ``Hit``s carrying citation data;
-``question`` is text or an analysed ``assistant.query.Query`` (its English-to-French
+``question`` is text or an analysed ``assistant.search.query.Query`` (its English-to-French
 expansion then feeds BM25, and its text the dense side). Weighted reciprocal-rank fusion
 (score = Σ w / (RRF_K + rank)) needs no score calibration between the two retrievers,
 whose scales differ (cosine vs BM25). Weights and constant were chosen on dev with

@@ -56,9 +56,9 @@ import yaml
 from ingest.analyzer import english_term, normalise, terms
 from ingest.anchors import fold
 
-MODEL_FILE = Path(__file__).parent / "data" / "refusal.yaml"
-_TRAPS_FILE = Path(__file__).parent / "data" / "traps.yaml"
-_GENERAL_FILE = Path(__file__).parent / "data" / "general_words.yaml"
+MODEL_FILE = Path(__file__).parents[1] / "data" / "refusal.yaml"
+_TRAPS_FILE = Path(__file__).parents[1] / "data" / "traps.yaml"
+_GENERAL_FILE = Path(__file__).parents[1] / "data" / "general_words.yaml"
 FEATURES = ("dense", "bm25", "agree", "known", "unknown", "trap", "english", "named", "known_en", "dense_en")
 # « 1.7x », « 0.01 ms », « 3x » name no subject: counted as covered, like everyday words
 _NUMBER = re.compile(r"^\d[\d.,]*(x|%|ms|us|µs|s|ns|go|gb|mo|mb|ko|kb|k|m|b)?$")
@@ -205,7 +205,7 @@ def features(query, runs, lexicon) -> tuple[dict, tuple[str, ...]]:
     """The evidence of the decision (see the module docstring), and the uncovered words.
 
     ``runs``: anything with ``dense`` and ``sparse`` rankings of (chapter id, score, …), as
-    ``assistant.retrieve.Retriever.search_runs`` returns, or a plain list of hits (then
+    ``assistant.search.retrieve.Retriever.search_runs`` returns, or a plain list of hits (then
     the rankings are read from the hits' own scores).
     """
     dense_ranked, sparse_ranked = _rankings(runs)

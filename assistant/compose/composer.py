@@ -11,7 +11,7 @@ its longer or shorter forms, « coalescence » and « coalescé », « tcgen05 �
 « tcgen05.mma »), each term weighted by its rarity among the candidate sentences, twice for
 a term the question writes as a name (cuRAND, `torch.compile`, Blelloch), plus a little for
 a section whose heading names the question's terms, then by what the question asks
-(``assistant.intent``):
+(``assistant.compose.intent``):
 
 - « pourquoi » / "why", and symptoms (« mon noyau ne fait rien ») → a sentence that gives
   a cause (« parce que », « car », « sinon », « ce qui » …);
@@ -48,7 +48,7 @@ prefers a sentence whose clauses each open on one side (« Le PTX est … ; le S
 « comment » with a name of code (`cuTensorMapEncodeTiled`) gets the code block that writes it.
 Never quoted: the ``## Sources`` sections (bibliography) and sentences with unbalanced ``**``.
 ``shown`` is the previous answer of the conversation: its sentences are not repeated.
-With a ``reranker`` (``assistant.rerank``, the e5 model; the default generator has one), the
+With a ``reranker`` (``assistant.compose.rerank``, the e5 model; the default generator has one), the
 ``RERANK_K`` best lead candidates by these rules are ranked again by meaning: each one's lead
 score is a mix of its rule score and its cosine with the question (the sentence read with its
 chapter and section titles), the mix fitted on the dev questions (``evals.fit_rerank``); the
@@ -67,9 +67,9 @@ from ingest.analyzer import normalise_space, terms
 from ingest.anchors import fold
 from ingest.sentences import paragraphs
 from assistant.answer_records import Citation, Quote
-from assistant.blocks import section_blocks
-from assistant.intent import Intent, question_intent
-from assistant.rerank import LeadReranker
+from assistant.compose.blocks import section_blocks
+from assistant.compose.intent import Intent, question_intent
+from assistant.compose.rerank import LeadReranker
 
 # Measured on the 145 in-scope eval questions, 69 chapters (gold chapter cited):
 # reading 4 sections gives 0.966, 3 give 0.959, 5 no more (0.966) for longer answers;
