@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 from assistant.cli import main as cli_main
-from assistant.paths import DialogueState, PathDialogue
+from assistant.paths import DialogueState
 from evals.common import load_set
 from evals.paths import evaluate
+from paths_steps import dialogue, run_turns  # noqa: F401 (dialogue: a fixture)
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = (ROOT / "corpus" / "parcours.md").read_text(encoding="utf-8")
@@ -39,24 +40,12 @@ GOAL_QUESTION = "Qu'est-ce que vous voulez en faire\u202f?"
 HOURS = {"A": "≈ 5 h", "B": "≈ 12 h", "C": "≈ 10 h", "D": "≈ 12 h", "E": "≈ 15 h", "F": "≈ 8 h"}
 
 
-@pytest.fixture(scope="module")
-def dialogue() -> PathDialogue:
-    return PathDialogue(ROOT / "corpus")
-
-
-def _run(dialogue, *turns):
-    state, display = dialogue.step(DialogueState())
-    for text in turns:
-        state, display = dialogue.step(state, text)
-    return state, display
-
-
 @pytest.mark.parametrize("level", LEVELS)
 @pytest.mark.parametrize("goal", sorted(GOALS))
 def test_every_pair_gives_the_page_path_and_start(dialogue, level, goal):
     letter = GOALS[goal]
     turns = [level, goal] + (["oui"] * 4 if letter == "F" else [])
-    _, display = _run(dialogue, *turns)
+    _, display = run_turns(dialogue, *turns)
     rec = display.recommendation
     assert display.kind == "recommendation"
     assert rec["path"] == letter and rec["level_start"] == LEVEL_START[level]
@@ -65,7 +54,7 @@ def test_every_pair_gives_the_page_path_and_start(dialogue, level, goal):
 
 
 def test_path_f_checks_the_four_prerequisites_and_sends_to_cuda_moderne(dialogue):
-    state, display = _run(dialogue, "pytorch", "megakernels")
+    state, display = run_turns(dialogue, "pytorch", "megakernels")
     asked = []
     while display.kind == "prerequisite":
         asked.append(display.text)
@@ -80,7 +69,7 @@ def test_path_f_checks_the_four_prerequisites_and_sends_to_cuda_moderne(dialogue
 
 def test_every_level_is_asked_the_prerequisites_its_words_did_not_settle(dialogue):
     # "5" says nothing about the four: all are asked, and only then "Prérequis vérifiés".
-    state, display = _run(dialogue, "hopper", "F")
+    state, display = run_turns(dialogue, "hopper", "F")
     asked = []
     while display.kind == "prerequisite":
         assert "Prérequis vérifiés" not in display.notice + display.text
@@ -92,7 +81,7 @@ def test_every_level_is_asked_the_prerequisites_its_words_did_not_settle(dialogu
 
 
 def test_path_b_shows_its_exit_test(dialogue):
-    _, display = _run(dialogue, "1", "B")
+    _, display = run_turns(dialogue, "1", "B")
     assert "plus de 80\u00a0% de la bande passante mémoire" in display.text
     assert "chiffres du profileur à l'appui" in display.recommendation["exit_test"]
 
@@ -110,9 +99,9 @@ def test_personalisation_marks_mastered_steps_optional_and_recomputes_hours(dial
 
 
 def test_free_text_with_confidence_and_clarification(dialogue):
-    _, display = _run(dialogue, "je fais du PyTorch depuis deux ans mais je n'ai jamais écrit de noyau")
+    _, display = run_turns(dialogue, "je fais du PyTorch depuis deux ans mais je n'ai jamais écrit de noyau")
     assert display.kind == "question" and display.text == GOAL_QUESTION
-    state, display = _run(dialogue, "je débute mais j'écris des noyaux Hopper avec TMA")
+    state, display = run_turns(dialogue, "je débute mais j'écris des noyaux Hopper avec TMA")
     assert display.kind == "clarification" and len(display.options) == 2
     assert {v for v, _ in display.options} == {"programmer", "hopper"}
     state, display = dialogue.step(state, "2")
@@ -120,7 +109,7 @@ def test_free_text_with_confidence_and_clarification(dialogue):
 
 
 def test_back_restart_and_serialisable_state(dialogue):
-    state, _ = _run(dialogue, "1", "A")
+    state, _ = run_turns(dialogue, "1", "A")
     state = DialogueState.from_dict(json.loads(json.dumps(state.to_dict())))
     state, display = dialogue.step(state, "retour")
     assert display.kind == "question" and state.get("goal") is None and state.get("level") == "programmer"
@@ -186,7 +175,7 @@ def test_free_text_eval_reaches_its_targets_on_dev(dialogue, name, size):
 
 
 def test_words_the_rules_know_in_a_sentence_they_have_not_seen(dialogue):
-    _, display = _run(dialogue, "je suis développeuse web et je ne connais pas du tout les GPU")
+    _, display = run_turns(dialogue, "je suis développeuse web et je ne connais pas du tout les GPU")
     assert display.kind == "question" and display.text == GOAL_QUESTION
 
 
@@ -202,7 +191,7 @@ def test_cli_flags_json(capsys):
 # -- the examples of the reading-path defects, as a user wrote them -------------------------
 
 def test_kernel_writer_who_never_saw_mbarrier_and_tma_is_not_placed_at_hopper(dialogue):
-    state, display = _run(dialogue, "j'écris des kernels cuda, je sais ce qu'est un warp et qu'il faut pas mettre de "
+    state, display = run_turns(dialogue, "j'écris des kernels cuda, je sais ce qu'est un warp et qu'il faut pas mettre de "
                                     "cudaDeviceSynchronize entre deux kernels, mais mbarrier et TMA j'ai jamais vu",
                           "les megakernels en détail")
     assert state.get("level") != "hopper"
@@ -216,7 +205,7 @@ def test_kernel_writer_who_never_saw_mbarrier_and_tma_is_not_placed_at_hopper(di
 
 
 def test_only_the_prerequisites_not_stated_are_asked_and_the_stated_ones_are_named(dialogue):
-    state, display = _run(dialogue, "J'optimise des noyaux CUDA, je sais ce qu'est un warp mais TMA jamais vu",
+    state, display = run_turns(dialogue, "J'optimise des noyaux CUDA, je sais ce qu'est un warp mais TMA jamais vu",
                           "megakernels")
     assert display.kind == "prerequisite"
     assert "Compris de votre réponse\u00a0: vous savez ce qu'est un warp\u202f; TMA\u00a0: pas encore vu" in display.notice
@@ -235,13 +224,13 @@ def test_only_the_prerequisites_not_stated_are_asked_and_the_stated_ones_are_nam
     ("never programmed a GPU, but I tune kernel occupancy with ncu every day", {"programmer", "optimiser"}),
 ])
 def test_a_contradiction_is_asked_about_never_settled(dialogue, text, options):
-    state, display = _run(dialogue, text)
+    state, display = run_turns(dialogue, text)
     assert display.kind == "clarification" and {v for v, _ in display.options} == options
     assert "ne vont pas ensemble" in display.notice and state.get("level") is None
 
 
 def test_a_later_answer_that_denies_the_chosen_level_reopens_it(dialogue):
-    state, display = _run(dialogue, "5", "les megakernels, mais TMA jamais vu")
+    state, display = run_turns(dialogue, "5", "les megakernels, mais TMA jamais vu")
     assert display.kind == "clarification" and display.topic == "level"
     assert {v for v, _ in display.options} == {"optimiser", "hopper"}
     state, display = dialogue.step(state, "Optimiser un noyau, profiler")
@@ -271,21 +260,21 @@ def test_clear_answers_need_no_clarification(dialogue, turns, level, goal):
 
 @pytest.mark.parametrize("text", ["banane", "asdf", "???"])
 def test_unknown_words_get_i_did_not_understand_with_all_options(dialogue, text):
-    state, display = _run(dialogue, text)
+    state, display = run_turns(dialogue, text)
     assert display.kind == "question" and len(display.options) == 5
     assert display.notice.startswith("Je n'ai pas compris votre réponse") and state.answers == []
 
 
 @pytest.mark.parametrize("text", ["", "   ", "\n"])
 def test_an_empty_answer_says_so_and_loses_nothing(dialogue, text):
-    state, _ = _run(dialogue, "pytorch")
+    state, _ = run_turns(dialogue, "pytorch")
     after, display = dialogue.step(state, text)
     assert after.answers == state.answers and display.kind == "question"
     assert display.notice.startswith("Votre réponse est vide")
 
 
 def test_an_overlong_answer_is_refused_without_losing_anything(dialogue):
-    state, _ = _run(dialogue, "pytorch")
+    state, _ = run_turns(dialogue, "pytorch")
     after, display = dialogue.step(state, "je connais PyTorch. " * 150 + "x")
     assert after.answers == state.answers and display.kind == "question"
     assert display.notice.startswith("Votre réponse est trop longue (3\u202f001 caractères")
@@ -313,10 +302,10 @@ def test_chapters_put_in_front_count_in_the_hours_shown(dialogue):
 
 
 def test_messages_use_french_typography(dialogue):
-    _, display = _run(dialogue, "banane")
+    _, display = run_turns(dialogue, "banane")
     for text in (display.text, display.notice):
         assert not re.search(r" [;?!:]", text) and "« " not in text and " »" not in text
-    _, display = _run(dialogue, "2", "C")
+    _, display = run_turns(dialogue, "2", "C")
     assert not re.search(r" [;?!]", display.text)
 
 
@@ -325,7 +314,7 @@ def test_messages_use_french_typography(dialogue):
 @pytest.mark.parametrize("text", ["un peu de CUDA", "développeur", "data scientist", "chercheuse",
                                   "dev backend, et j'ai vaguement bidouillé des trucs sur GPU"])
 def test_vague_words_and_job_titles_alone_are_asked_about(dialogue, text):
-    state, display = _run(dialogue, text)
+    state, display = run_turns(dialogue, text)
     assert display.kind == "clarification" and display.topic == "level" and state.get("level") is None
 
 
@@ -351,7 +340,7 @@ def test_heard_of_tma_is_no_evidence_of_writing_hopper_kernels(dialogue):
     ["Hopper, TMA", "megakernels, mais je ne sais pas ce qu'est un warp"],
 ])
 def test_a_level_that_a_stated_fact_contradicts_is_never_recommended(dialogue, turns):
-    state, display = _run(dialogue, *turns)
+    state, display = run_turns(dialogue, *turns)
     assert display.kind == "clarification" and display.topic == "level"
     assert dialogue.conflicts(state) == ([], False) and state.get("level") is None
     # A state that carries the contradiction is caught before any recommendation is shown.
@@ -362,7 +351,7 @@ def test_a_level_that_a_stated_fact_contradicts_is_never_recommended(dialogue, t
 
 
 def test_a_contradicted_level_chosen_again_stands(dialogue):
-    state, display = _run(dialogue, "5", "les megakernels, mais TMA jamais vu", "Écrire des noyaux Hopper avec TMA")
+    state, display = run_turns(dialogue, "5", "les megakernels, mais TMA jamais vu", "Écrire des noyaux Hopper avec TMA")
     assert state.get("level") == "hopper" and display.kind == "prerequisite"
     while display.kind == "prerequisite":
         state, display = dialogue.step(state, "oui")
@@ -370,5 +359,5 @@ def test_a_contradicted_level_chosen_again_stands(dialogue):
 
 
 def test_an_answer_to_the_next_question_after_a_misunderstanding_is_not_taken_as_a_level(dialogue):
-    state, display = _run(dialogue, "I can bake a mean apple pie", "pytorch plus rapide")
+    state, display = run_turns(dialogue, "I can bake a mean apple pie", "pytorch plus rapide")
     assert display.topic == "level" and state.get("level") is None

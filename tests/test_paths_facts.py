@@ -3,26 +3,12 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
 from assistant.cli import main as cli_main
-from assistant.paths import DialogueState, PathDialogue
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture(scope="module")
-def dialogue() -> PathDialogue:
-    return PathDialogue(ROOT / "corpus")
-
-
-def _run(dialogue, *turns):
-    state, display = dialogue.step(DialogueState())
-    for text in turns:
-        state, display = dialogue.step(state, text)
-    return state, display
+from assistant.paths import DialogueState
+from paths_steps import dialogue, run_turns  # noqa: F401 (dialogue: a fixture)
 
 
 @pytest.mark.parametrize("text,first,second", [
@@ -37,7 +23,7 @@ def _run(dialogue, *turns):
      "j'entraîne des modèles TensorFlow tous les jours"),
 ])
 def test_two_facts_of_a_level_answer_that_clash_are_quoted_back(dialogue, text, first, second):
-    state, display = _run(dialogue, text)
+    state, display = run_turns(dialogue, text)
     assert display.kind == "clarification" and display.topic == "level" and state.get("level") is None
     assert f"«\u00a0{first}\u00a0»" in display.notice and f"«\u00a0{second}\u00a0»" in display.notice
     assert "ne vont pas ensemble" in display.notice
@@ -53,7 +39,7 @@ def test_two_facts_of_a_level_answer_that_clash_are_quoted_back(dialogue, text, 
     "je veux coder mes kernels, mais sans jamais toucher au code",
 ])
 def test_a_goal_answer_that_wants_no_code_and_code_is_asked_about(dialogue, text):
-    state, display = _run(dialogue, "Python", text)
+    state, display = run_turns(dialogue, "Python", text)
     assert display.kind == "clarification" and display.topic == "goal" and display.recommendation is None
     assert "ne vont pas ensemble" in display.notice and state.get("goal") is None
 
@@ -61,21 +47,21 @@ def test_a_goal_answer_that_wants_no_code_and_code_is_asked_about(dialogue, text
 @pytest.mark.parametrize("pick,level", [("2", "programmer"), ("je code en Rust depuis 3 ans", "programmer"),
                                         ("1", "programmer")])
 def test_picking_one_fact_reads_the_answer_without_the_other(dialogue, pick, level):
-    state, display = _run(dialogue, "je n'ai jamais programmé, je code en Rust depuis 3 ans", pick)
+    state, display = run_turns(dialogue, "je n'ai jamais programmé, je code en Rust depuis 3 ans", pick)
     assert state.get("level") == level and display.kind == "question" and display.topic == "goal"
     assert state.clash == []
 
 
 def test_picking_a_goal_fact_settles_that_goal(dialogue):
     text = "comprendre sans taper une seule ligne de code, puis programmer mes propres noyaux"
-    _, display = _run(dialogue, "Python", text, "1")
+    _, display = run_turns(dialogue, "Python", text, "1")
     assert display.kind == "recommendation" and display.recommendation["path"] == "A"
-    _, display = _run(dialogue, "Python", text, "2")
+    _, display = run_turns(dialogue, "Python", text, "2")
     assert display.kind == "recommendation" and display.recommendation["path"] == "B"
 
 
 def test_back_drops_the_question_about_two_facts(dialogue):
-    state, display = _run(dialogue, "je n'ai jamais programmé, je code en Rust depuis 3 ans", "retour")
+    state, display = run_turns(dialogue, "je n'ai jamais programmé, je code en Rust depuis 3 ans", "retour")
     assert state.clash == [] and display.kind == "question" and display.topic == "level"
 
 
@@ -90,7 +76,7 @@ def test_back_drops_the_question_about_two_facts(dialogue):
     (["Python", "comprendre pour écrire des articles, sans écrire de code"], "programmer", "comprendre"),
 ])
 def test_facts_that_go_together_are_not_asked_about(dialogue, turns, level, goal):
-    _, display = _run(dialogue, *turns)
+    _, display = run_turns(dialogue, *turns)
     assert display.kind == "recommendation"
     assert (display.recommendation["level"], display.recommendation["goal"]) == (level, goal)
 
@@ -110,14 +96,14 @@ def test_a_settled_answer_whose_words_clash_is_read_again_before_any_recommendat
 
 @pytest.mark.parametrize("text", ["manager", "CTO", "chef de projet", "bof", "?"])
 def test_a_job_title_or_a_shrug_alone_is_asked_about(dialogue, text):
-    state, display = _run(dialogue, text)
+    state, display = run_turns(dialogue, text)
     assert display.kind in ("clarification", "question") and display.topic == "level"
     assert display.notice or display.kind == "clarification"
     assert state.get("level") is None
 
 
 def test_the_question_about_two_facts_uses_french_typography(dialogue):
-    _, display = _run(dialogue, "je n'ai jamais programmé, je code en Rust depuis 3 ans")
+    _, display = run_turns(dialogue, "je n'ai jamais programmé, je code en Rust depuis 3 ans")
     for text in (display.text, display.notice):
         assert not re.search(r" [;?!:]", text) and "« " not in text and " »" not in text
     assert "juste\u202f?" in display.text
@@ -136,7 +122,7 @@ def test_cli_asks_about_two_facts_instead_of_recommending(capsys):
     ["1", "l'inférence LLM, j'écris déjà des noyaux CUDA pour vLLM"],
 ])
 def test_a_goal_answer_that_claims_what_the_level_denies_reopens_the_level(dialogue, turns):
-    state, display = _run(dialogue, *turns)
+    state, display = run_turns(dialogue, *turns)
     assert display.kind == "clarification" and display.topic == "level" and display.recommendation is None
     offered = {v for v, _ in display.options}
     assert len(offered) == 2 and offered & {"cuda-simple", "optimiser", "hopper"}
@@ -151,12 +137,12 @@ def test_a_goal_answer_that_claims_what_the_level_denies_reopens_the_level(dialo
 @pytest.mark.parametrize("turns", [["2", "je veux écrire mon premier noyau CUDA"],
                                    ["1", "calcul scientifique, je code des solveurs en Fortran"]])
 def test_a_goal_answer_with_a_wish_or_a_claim_the_level_allows_is_recommended(dialogue, turns):
-    _, display = _run(dialogue, *turns)
+    _, display = run_turns(dialogue, *turns)
     assert display.kind == "recommendation"
 
 
 def test_no_to_a_prerequisite_the_level_supposes_reopens_the_level(dialogue):
-    state, display = _run(dialogue, "5", "megakernels")
+    state, display = run_turns(dialogue, "5", "megakernels")
     assert display.topic == "pre:warp"
     state, display = dialogue.step(state, "non")
     assert display.kind == "clarification" and display.topic == "level" and display.recommendation is None
@@ -168,7 +154,7 @@ def test_no_to_a_prerequisite_the_level_supposes_reopens_the_level(dialogue):
     "je n'ai jamais entendu parler des warps, j'écris des kernels warp-specialized",
 ])
 def test_knowing_nothing_or_an_unknown_word_against_a_claim_is_asked_about(dialogue, text):
-    state, display = _run(dialogue, text, "inférence LLM")
+    state, display = run_turns(dialogue, text, "inférence LLM")
     assert display.kind == "clarification" and display.recommendation is None and state.get("level") is None
 
 
@@ -184,7 +170,7 @@ def test_knowing_nothing_or_an_unknown_word_against_a_claim_is_asked_about(dialo
     (["pytorch", "accélérer mon entraînement sans toucher à mon code"], "pytorch", "pytorch-rapide"),
 ])
 def test_negations_with_their_own_scope_are_not_contradictions(dialogue, turns, level, goal):
-    _, display = _run(dialogue, *turns)
+    _, display = run_turns(dialogue, *turns)
     assert display.kind == "recommendation"
     assert (display.recommendation["level"], display.recommendation["goal"]) == (level, goal)
 
@@ -199,7 +185,7 @@ def test_negations_with_their_own_scope_are_not_contradictions(dialogue, turns, 
     (["expert en C++, débutant en GPU", "premier noyau"], "programmer"),
 ])
 def test_a_beginner_or_an_expert_in_a_named_domain_is_no_contradiction(dialogue, turns, level):
-    _, display = _run(dialogue, *turns)
+    _, display = run_turns(dialogue, *turns)
     assert display.kind == "recommendation" and display.recommendation["level"] == level
 
 
@@ -211,14 +197,14 @@ def test_a_beginner_with_a_prerequisite_does_not_know_it(dialogue):
 @pytest.mark.parametrize("text", ["débutant complet, j'écris des noyaux CUDA simples",
                                   "total beginner, I wrote a couple of simple CUDA kernels"])
 def test_a_beginner_at_everything_who_writes_kernels_is_asked_about(dialogue, text):
-    state, display = _run(dialogue, text)
+    state, display = run_turns(dialogue, text)
     assert display.kind == "clarification" and state.get("level") is None
 
 
 @pytest.mark.parametrize("text", ["je connais le nom", "oui, vite fait", "j'ai déjà vu passer", "I know the term",
                                   "yes I've come across it"])
 def test_knowing_the_name_of_a_prerequisite_is_not_knowing_it(dialogue, text):
-    state, display = _run(dialogue, "pytorch", "megakernels")
+    state, display = run_turns(dialogue, "pytorch", "megakernels")
     topic = display.topic
     state, display = dialogue.step(state, text)
     assert state.facts()[topic[4:]] is False
@@ -231,25 +217,25 @@ def test_a_prerequisite_seen_in_passing_in_a_free_answer_is_not_known(dialogue):
 
 @pytest.mark.parametrize("text", ["anything but LLM inference", "tout sauf l'inférence LLM"])
 def test_everything_but_a_goal_never_recommends_that_goal(dialogue, text):
-    state, display = _run(dialogue, "Python", text)
+    state, display = run_turns(dialogue, "Python", text)
     assert display.recommendation is None and state.get("goal") is None
     assert "inference-llm" in dialogue.read("goal", text).excludes
 
 
 def test_a_goal_the_level_answer_says_no_interest_in_is_asked_again_and_stands_when_chosen_again(dialogue):
     first = "je fais du PyTorch, l'inférence LLM ne m'intéresse pas"
-    state, display = _run(dialogue, first, "E")
+    state, display = run_turns(dialogue, first, "E")
     assert display.kind == "clarification" and display.topic == "goal" and display.recommendation is None
     assert "«\u00a0l'inférence LLM ne m'intéresse pas\u00a0»" in display.notice
     state, display = dialogue.step(state, "inférence LLM")
     assert display.kind == "recommendation" and display.recommendation["path"] == "E"
     # A denial of experience speaks of the level, not of the goal.
-    _, display = _run(dialogue, "ML engineer, I use PyTorch but never wrote a Triton kernel", "make my PyTorch training faster")
+    _, display = run_turns(dialogue, "ML engineer, I use PyTorch but never wrote a Triton kernel", "make my PyTorch training faster")
     assert display.kind == "recommendation" and display.recommendation["path"] == "C"
 
 
 def test_a_prerequisite_one_answer_affirms_and_another_denies_is_asked(dialogue):
-    state, display = _run(dialogue, "j'optimise des noyaux, je connais TMA", "megakernels, mais TMA jamais vu")
+    state, display = run_turns(dialogue, "j'optimise des noyaux, je connais TMA", "megakernels, mais TMA jamais vu")
     assert state.contested() == {"tma"} and "tma" not in state.stated()
     asked = []
     while display.kind == "prerequisite":
@@ -264,12 +250,12 @@ def test_a_prerequisite_one_answer_affirms_and_another_denies_is_asked(dialogue)
                                   "I write CUDA kernels, but no Hopper kernels",
                                   "je n'ai jamais touché un GPU Hopper, j'écris des kernels CUDA simples"])
 def test_kernels_denied_with_a_narrower_word_deny_that_level_only(dialogue, text):
-    _, display = _run(dialogue, text, "inférence LLM")
+    _, display = run_turns(dialogue, text, "inférence LLM")
     assert display.kind == "recommendation" and display.recommendation["level"] == "cuda-simple"
 
 
 def test_the_same_narrowed_kernels_denied_and_claimed_are_asked_about(dialogue):
-    state, display = _run(dialogue, "jamais écrit de noyau Hopper, mais j'écris des noyaux Hopper avec TMA")
+    state, display = run_turns(dialogue, "jamais écrit de noyau Hopper, mais j'écris des noyaux Hopper avec TMA")
     assert display.kind == "clarification" and state.get("level") is None
 
 
@@ -285,12 +271,12 @@ def test_words_the_guide_uses_are_not_spelt_into_other_words(dialogue, text, kep
 @pytest.mark.parametrize("text", ["pas de background technique, j'écris du CUTLASS",
                                   "aucune notion de programmation, mais j'utilise Triton pour mes noyaux"])
 def test_no_background_at_all_against_kernels_is_asked_about(dialogue, text):
-    state, display = _run(dialogue, text)
+    state, display = run_turns(dialogue, text)
     assert display.kind == "clarification" and state.get("level") is None
 
 
 def test_without_a_goal_word_denies_it(dialogue):
-    state, display = _run(dialogue, "Python", "rendre PyTorch plus rapide sans PyTorch")
+    state, display = run_turns(dialogue, "Python", "rendre PyTorch plus rapide sans PyTorch")
     assert display.kind == "clarification" and display.recommendation is None
 
 
@@ -303,7 +289,7 @@ def test_without_a_goal_word_denies_it(dialogue):
       "and I don't know TMA", "LLM inference, serving models with low latency"], "optimiser", "inference-llm"),
 ])
 def test_long_answers_with_negations_that_hold_together_are_recommended(dialogue, turns, level, goal):
-    _, display = _run(dialogue, *turns)
+    _, display = run_turns(dialogue, *turns)
     assert display.kind == "recommendation"
     assert (display.recommendation["level"], display.recommendation["goal"]) == (level, goal)
 

@@ -3,26 +3,10 @@ when both answers are clear and agree. Sentences here are written for the tests,
 the evaluation sets."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from assistant.paths import DialogueState, PathDialogue
 from assistant.paths.yesno import read_yes_no
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture(scope="module")
-def dialogue() -> PathDialogue:
-    return PathDialogue(ROOT / "corpus")
-
-
-def _run(dialogue, *turns):
-    state, display = dialogue.step(DialogueState())
-    for text in turns:
-        state, display = dialogue.step(state, text)
-    return state, display
+from paths_steps import dialogue, run_turns  # noqa: F401 (dialogue: a fixture)
 
 
 @pytest.mark.parametrize("text,facts", [
@@ -54,7 +38,7 @@ def test_a_prerequisite_is_known_only_when_the_words_affirm_it(dialogue, text, f
 
 
 def test_a_prerequisite_only_named_is_asked_and_the_answer_counts(dialogue):
-    state, display = _run(dialogue, "noyaux H100 + TMA au boulot", "megakernels")
+    state, display = run_turns(dialogue, "noyaux H100 + TMA au boulot", "megakernels")
     assert display.kind == "prerequisite"
     asked = []
     while display.kind == "prerequisite":
@@ -81,7 +65,7 @@ def test_yes_no_answers_that_explain_themselves(dialogue, text, known):
 
 
 def test_a_goal_the_level_answer_wishes_against_is_asked_again(dialogue):
-    state, display = _run(dialogue, "je fais du Go et je veux seulement comprendre, pas coder",
+    state, display = run_turns(dialogue, "je fais du Go et je veux seulement comprendre, pas coder",
                           "écrire mon premier noyau")
     assert display.kind == "clarification" and display.topic == "goal"
     assert {v for v, _ in display.options} == {"comprendre", "premier-noyau"}
@@ -92,7 +76,7 @@ def test_a_goal_the_level_answer_wishes_against_is_asked_again(dialogue):
 
 
 def test_a_goal_the_level_answer_agrees_with_is_recommended(dialogue):
-    _, display = _run(dialogue, "je fais du Go et je veux comprendre comment marchent les GPU",
+    _, display = run_turns(dialogue, "je fais du Go et je veux comprendre comment marchent les GPU",
                       "comprendre sans coder")
     assert display.kind == "recommendation" and display.recommendation["path"] == "A"
 
@@ -118,7 +102,7 @@ def test_clear_answers_in_new_words_are_settled(dialogue, stage, text, option):
     "I optimised CUDA kernels long ago",
 ])
 def test_experience_long_past_is_asked(dialogue, text):
-    _, display = _run(dialogue, text)
+    _, display = run_turns(dialogue, text)
     assert display.kind == "clarification" and display.topic == "level"
 
 

@@ -117,15 +117,35 @@ def guard(dialogue: Dialogue, state: DialogueState) -> str:
         return LEVEL_VS_FACT.format(level=label, names=_join([names[p] for p in denied]))
     return LEVEL_VS_WORDS.format(level=label)
 
+
+def _goal_and_level_words(state: DialogueState) -> tuple[str, str]:
+    """The chosen goal and the level answer's own words, for the checks between the two
+    answers; no words ("") when the level answer was a pick or the goal was already chosen
+    again after such a question (then it stands)."""
+    level_answer = next(a for a in state.answers if a[0] == "level")
+    answer = next(a for a in state.answers if a[0] == "goal")
+    goal = answer[1]
+    text = level_answer[3] if len(level_answer) > 3 and isinstance(level_answer[3], str) else ""
+    if len(answer) > 2 and isinstance(answer[2], dict) and answer[2].get(f"goal:{goal}") is True:
+        text = ""
+    return goal, text
+
+
+def _ask_goal_again(dialogue: Dialogue, state: DialogueState, goal: str, other: str) -> str:
+    """Drop the goal answer and offer the goal again, between itself and ``other``; returns
+    the goal's label for the notice."""
+    state.answers.pop(next(i for i, a in enumerate(state.answers) if a[0] == "goal"))
+    state.clarify = [g["id"] for g in dialogue.goals if g["id"] in (goal, other)]
+    state.reopened, state.pending = list(state.clarify), {}
+    return next(g["label"] for g in dialogue.goals if g["id"] == goal)
+
+
 def _goal_denied(dialogue: Dialogue, state: DialogueState) -> str:
     """A goal that the level answer's words deny ("PyTorch, l'inférence ne m'intéresse pas",
     then "E"): the goal is asked again, between itself and what the words speak for; chosen
     again, it stands."""
-    level_answer = next(a for a in state.answers if a[0] == "level")
-    idx = next(i for i, a in enumerate(state.answers) if a[0] == "goal")
-    goal, answer = state.answers[idx][1], state.answers[idx]
-    text = level_answer[3] if len(level_answer) > 3 and isinstance(level_answer[3], str) else ""
-    if not text or (len(answer) > 2 and isinstance(answer[2], dict) and answer[2].get(f"goal:{goal}") is True):
+    goal, text = _goal_and_level_words(state)
+    if not text:
         return ""
     reading = dialogue.read("goal", text)
     words = dict(reading.denials).get(goal, "")
@@ -136,11 +156,8 @@ def _goal_denied(dialogue: Dialogue, state: DialogueState) -> str:
         return ""
     other = next((o for o, _ in reading.match.ranked if o != goal and o not in reading.excludes),
                  next(g["id"] for g in dialogue.goals if g["id"] != goal))
-    state.answers.pop(idx)
-    state.clarify = [g["id"] for g in dialogue.goals if g["id"] in (goal, other)]
-    state.reopened, state.pending = list(state.clarify), {}
-    label = next(g["label"] for g in dialogue.goals if g["id"] == goal)
-    return GOAL_VS_WORDS.format(goal=label, words=words)
+    return GOAL_VS_WORDS.format(goal=_ask_goal_again(dialogue, state, goal, other), words=words)
+
 
 def _goal_elsewhere(dialogue: Dialogue, state: DialogueState) -> str:
     """A goal that the level answer's own wish speaks against ("dev JS, je veux juste comprendre
@@ -149,11 +166,8 @@ def _goal_elsewhere(dialogue: Dialogue, state: DialogueState) -> str:
     wished one; chosen again, it stands. Only a clause that says a wish or an interest counts,
     read alone and settling on a goal that gives the chosen one nothing (on paths_dev4, these
     were 2 of the 6 confident recommendations that contradicted the reader)."""
-    level_answer = next(a for a in state.answers if a[0] == "level")
-    idx = next(i for i, a in enumerate(state.answers) if a[0] == "goal")
-    goal, answer = state.answers[idx][1], state.answers[idx]
-    text = level_answer[3] if len(level_answer) > 3 and isinstance(level_answer[3], str) else ""
-    if not text or (len(answer) > 2 and isinstance(answer[2], dict) and answer[2].get(f"goal:{goal}") is True):
+    goal, text = _goal_and_level_words(state)
+    if not text:
         return ""
     rules = dialogue.rules
     for piece in SPLIT.split(clean(text, rules))[::2]:
@@ -163,11 +177,8 @@ def _goal_elsewhere(dialogue: Dialogue, state: DialogueState) -> str:
         match = dialogue.read("goal", piece).match
         if not match.sure or match.option == goal or dict(match.ranked).get(goal, 0.0) > 0:
             continue
-        state.answers.pop(idx)
-        state.clarify = [g["id"] for g in dialogue.goals if g["id"] in (goal, match.option)]
-        state.reopened, state.pending = list(state.clarify), {}
-        label = next(g["label"] for g in dialogue.goals if g["id"] == goal)
-        return GOAL_VS_WISH.format(goal=label, words=source_span(piece, text, SPLIT))
+        return GOAL_VS_WISH.format(goal=_ask_goal_again(dialogue, state, goal, match.option),
+                                   words=source_span(piece, text, SPLIT))
     return ""
 
 
