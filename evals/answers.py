@@ -5,8 +5,8 @@ generator on the real index. Two splits, read from ``evals/data/``:
 
 - **dev** (tuned on): ``answers_inscope.yaml`` (French questions and an ``english`` list),
   ``answers_outofscope.yaml``, ``answers_followups.yaml``, plus the ``*_dev.yaml`` parts and
-  the ``*_dev2.yaml`` and ``*_dev3.yaml`` parts (the first and second test splits: each,
-  once reported, was tuned on, so it moved to dev);
+  the ``*_dev2.yaml``, ``*_dev3.yaml``, ``*_dev4.yaml``… parts (the earlier test splits: each,
+  once reported, was tuned on, so it moved to dev; ``evals.common.split_files`` finds them);
 - **test** (never tuned on): ``answers_inscope_test.yaml``, ``answers_outofscope_test.yaml``,
   ``answers_followups_test.yaml``, written from the chapters by someone who never saw the
   code, before the tuning round it reports on.
@@ -19,7 +19,7 @@ precision, partial answers, two-turn follow-ups, quotes verbatim, latency p50/p9
 in-scope questions of this eval and of ``retrieval.yaml``, against the out-of-scope dev
 questions) and writes ``assistant/data/refusal.yaml`` with its 5-fold cross-validated
 figures and its leave-one-set-out figures (fitted without one writing round of dev files,
-``*.yaml``, ``*_dev.yaml``, ``*_dev2.yaml``, ``*_dev3.yaml``, scored on it). ``--dev`` is ``--split dev``. Results: ``evals/results/answers-<date>.json`` and ``.md`` (date, machine,
+``*.yaml``, ``*_dev.yaml``, ``*_dev2.yaml``…, scored on it). ``--dev`` is ``--split dev``. Results: ``evals/results/answers-<date>.json`` and ``.md`` (date, machine,
 corpus size). Questions whose gold chapters are not indexed are skipped and counted; an
 out-of-scope question whose ``absent`` words a chapter now uses is dropped and counted.
 """
@@ -35,9 +35,8 @@ from pathlib import Path
 
 import yaml
 
-HERE = Path(__file__).parent
-DATA = HERE / "data"
-RESULTS = HERE / "results"
+from evals.common import DATA, RESULTS, split_files
+
 # Goals on test (the README quotes them).
 TARGETS = {"gold_cited": (">=", 0.90), "inscope_refused": ("<=", 0.03), "english_refused": ("<=", 0.05),
            "outside_refused": (">=", 0.90), "near_refused": (">=", 0.85), "refusal_precision": (">=", 0.90),
@@ -87,17 +86,10 @@ def _clean(item: dict) -> dict:
 
 def load_split(split: str) -> dict | None:
     """The question sets of ``split`` ("dev" or "test"); None when test is not there."""
-    if split == "dev":
-        parts = (("answers_inscope.yaml", "answers_inscope_dev.yaml", "answers_inscope_dev2.yaml",
-                  "answers_inscope_dev3.yaml"),
-                 ("answers_outofscope.yaml", "answers_outofscope_dev.yaml", "answers_outofscope_dev2.yaml",
-                  "answers_outofscope_dev3.yaml"),
-                 ("answers_followups.yaml", "answers_followups_dev.yaml", "answers_followups_dev2.yaml",
-                  "answers_followups_dev3.yaml"))
-    else:
-        parts = (("answers_inscope_test.yaml",), ("answers_outofscope_test.yaml",), ("answers_followups_test.yaml",))
-        if not any((DATA / n).exists() for group in parts for n in group):
-            return None
+    parts = tuple(tuple(f"{n}.yaml" for n in split_files(stem, split))
+                  for stem in ("answers_inscope", "answers_outofscope", "answers_followups"))
+    if split == "test" and not any(parts):
+        return None
     inscope = [dict(q, set=_set_name(n)) for n in parts[0] for q in _items(_read(n))]
     outside = [dict(q, set=_set_name(n)) for n in parts[1] for q in _items(_read(n))]
     convs = [c for n in parts[2] for c in _items(_read(n), "conversations")]
@@ -105,9 +97,9 @@ def load_split(split: str) -> dict | None:
 
 
 def _set_name(file_name: str) -> str:
-    """The question set a file belongs to (one writing round): "first", "dev", "dev2", "dev3", "test"."""
-    stem = Path(file_name).stem
-    return stem.rsplit("_", 1)[1] if stem.endswith(("_dev", "_dev2", "_dev3", "_test")) else "first"
+    """The question set a file belongs to (one writing round): "first", "dev", "dev2", … "test"."""
+    found = re.search(r"_(dev\d*|test)$", Path(file_name).stem)
+    return found.group(1) if found else "first"
 
 
 def _final(stream):

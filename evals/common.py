@@ -20,6 +20,17 @@ def load_set(name: str) -> list[dict]:
     return yaml.safe_load((DATA / f"{name}.yaml").read_text(encoding="utf-8"))
 
 
+def split_files(stem: str, split: str) -> tuple[str, ...]:
+    """The set names (no ``.yaml``) of ``stem``'s ``split``: test is ``<stem>_test``; dev is every
+    other ``<stem>.yaml`` / ``<stem>_*.yaml``: each test split, once reported, is renamed
+    ``<stem>_dev<N>`` and so joins dev without a list to keep by hand."""
+    if split == "test":
+        return (f"{stem}_test",) if (DATA / f"{stem}_test.yaml").exists() else ()
+    names = [f.stem for f in DATA.glob(f"{stem}*.yaml")
+             if f.stem == stem or (f.stem.startswith(stem + "_") and f.stem != f"{stem}_test")]
+    return tuple(sorted(names))
+
+
 def corpus_size(config: Config) -> dict:
     scanned = scan_corpus(config.corpus_dir)
     return {"chapters": len([c for c in scanned.chapters if c.id != "parcours"]),

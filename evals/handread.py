@@ -3,8 +3,8 @@
     python -m evals.handread [--n 40] [--seed 20261201] [--split test|dev] [--out FILE.json]
 
 Draws ``n`` questions at random (fixed seed) from ``evals/data/answers_inscope_test.yaml``
-(``--split dev``: from ``answers_inscope_dev.yaml``, ``answers_inscope_dev2.yaml``,
-``answers_inscope_dev3.yaml`` and ``answers_inscope.yaml``, the sets the composer is tuned on),
+(``--split dev``: from ``answers_inscope.yaml`` and every ``answers_inscope_dev*.yaml``, the
+sets the composer is tuned on),
 runs each through the public entry ``assistant.answer.answer`` (composed generator, the
 configured index) and writes question, kind, lead, points, the whole answer as shown and
 the cited chapters as JSON. The
@@ -21,8 +21,8 @@ from pathlib import Path
 import yaml
 
 from assistant.answer import answer
+from evals.common import DATA, split_files
 
-HERE = Path(__file__).parent
 
 
 def _clean(item: dict) -> dict:
@@ -31,13 +31,12 @@ def _clean(item: dict) -> dict:
     return item
 
 
-_SPLITS = {"test": ("answers_inscope_test.yaml",), "dev": ("answers_inscope_dev.yaml", "answers_inscope_dev2.yaml", "answers_inscope_dev3.yaml", "answers_inscope.yaml")}
 
 
 def sample(n: int, seed: int, split: str = "test") -> list[dict]:
     items = []
-    for name in _SPLITS[split]:
-        data = yaml.safe_load((HERE / "data" / name).read_text(encoding="utf-8"))
+    for name in split_files("answers_inscope", split):
+        data = yaml.safe_load((DATA / f"{name}.yaml").read_text(encoding="utf-8"))
         items += [_clean(dict(d)) for d in data["questions"]]
     return random.Random(seed).sample(items, n)
 
@@ -46,7 +45,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=40)
     parser.add_argument("--seed", type=int, default=20261201)
-    parser.add_argument("--split", choices=sorted(_SPLITS), default="test")
+    parser.add_argument("--split", choices=("dev", "test"), default="test")
     parser.add_argument("--out", default="handread.json")
     args = parser.parse_args(argv)
     rows = []

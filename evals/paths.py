@@ -1,9 +1,9 @@
 """``tuile eval paths``: free-text reading-path dialogues against their expected outcome, dev and test.
 
 Sets (``evals/data``): DEV = ``paths.yaml``, ``paths_heldout.yaml``, ``paths_dev_extra.yaml``,
-``paths_dev2.yaml`` (a second independent writer, hard cases), ``paths_dev3.yaml`` and
-``paths_dev4.yaml`` (the first and second test splits: each, once reported, was tuned on,
-so it moved to dev) and ``paths_dev_cases.yaml``
+``paths_dev2.yaml`` (a second independent writer, hard cases), ``paths_dev3.yaml``,
+``paths_dev4.yaml``, ``paths_dev5.yaml`` (the earlier test splits: each, once reported, was
+tuned on, so it moved to dev; ``evals.common.split_files`` finds them) and ``paths_dev_cases.yaml``
 (the rules of ``corpus/parcours.yaml`` were tuned on them); TEST = ``paths_test.yaml``,
 written by someone who never saw the rules, before the tuning round it reports on. Only the test
 figures are reported for it, never its dialogues; ``--dev`` runs the dev side alone (for
@@ -32,10 +32,10 @@ from collections import Counter
 from pathlib import Path
 
 from assistant.paths import DialogueState, PathDialogue
-from evals.common import DATA, load_set, write_result
+from evals.common import DATA, load_set, split_files, write_result
 
-DEV_SETS = ("paths", "paths_heldout", "paths_dev_extra", "paths_dev2", "paths_dev3", "paths_dev4", "paths_dev_cases")
-TEST_SETS = ("paths_test",)
+DEV_SETS = split_files("paths", "dev")
+TEST_SETS = split_files("paths", "test")
 GOALS = {"level_recognised": 0.90, "path_without_clarification": 0.90, "clarification_when_unclear": 0.90,
          "missing_found": 0.90, "confident_contradicting": 0}
 LABELS = {"level_recognised": "niveau reconnu", "path_without_clarification": "parcours recommandé sans précision",
