@@ -101,10 +101,10 @@ def _refusal_text(suggestions: Sequence[Citation], language: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _partial_text(decision, hits: Sequence, language: str) -> str:
-    """The opening of a partial answer: where the guide talks about the subject, what it
-    leaves unanswered; the closest passages follow (French typography: U+00A0 inside « »)."""
-    where = hits[0].label if hits else ""
+def _partial_text(decision, where: str, language: str) -> str:
+    """The opening of a partial answer: where the guide talks about the subject (the section
+    its first quote comes from), what it leaves unanswered; the closest passages follow
+    (French typography: U+00A0 inside « »)."""
     missing = " ".join(decision.uncovered)
     if language == "en":
         what = f"« {missing} »" if missing else "your exact question"
@@ -113,6 +113,17 @@ def _partial_text(decision, hits: Sequence, language: str) -> str:
     what = f"« {missing} »" if missing else "votre question"
     return (f"Le guide en parle dans « {where} » sans répondre exactement à {what}\u202f; "
             "voici ses passages les plus proches.\n\n").replace("« ", "«\u00a0").replace(" »", "\u00a0»")
+
+
+def _generated(gen, asked: str, hits: Sequence, history, language: str, extra: dict) -> tuple[list[str], Draft | None]:
+    """The pieces of ``gen``'s reply and its closing ``Draft`` (None when it gave none)."""
+    pieces, draft = [], None
+    for item in gen.generate(asked, hits, history, language, **extra):
+        if isinstance(item, Draft):
+            draft = item
+        else:
+            pieces.append(item)
+    return pieces, draft
 
 
 def answer(question, conversation: Conversation | None = None, generator=None, *,
@@ -166,32 +177,27 @@ def answer(question, conversation: Conversation | None = None, generator=None, *
         return
 
     history = conversation.turns if conversation else ()
-    draft, shown, notice = None, False, ""
+    notice = ""
     if language == "en" and isinstance(gen, ComposedGenerator):
         yield Piece("notice", _EN_NOTICE)
-    partial = _partial_text(decision, hits, language) if decision.verdict == "partial" else ""
     # the composer matches words: it reads the bridged question; an LLM reads the question
     asked = query.expanded if isinstance(gen, ComposedGenerator) else resolved.query
-    if partial:                   # said first, in the answer itself: the passages below are only the closest
-        yield Piece("text", partial)
     composed = dict(searched=query.text) if isinstance(gen, ComposedGenerator) else {}
-    for item in gen.generate(asked, hits, history, language, **composed):
-        if isinstance(item, Draft):
-            draft = item
-        else:
-            shown = True
-            yield Piece("text", item)
+    # Nothing is shown before the whole reply is in: an LLM reply is checked first, and a
+    # partial answer's opening names the section its first quote comes from.
+    pieces, draft = _generated(gen, asked, hits, history, language, composed)
     if draft is not None and draft.failure and not isinstance(gen, ComposedGenerator):
         notice = f"{draft.failure} ; voici la réponse composée à partir du guide."
-        yield Piece("reset" if shown else "notice", notice)
-        gen, draft = get_generator("composed", config), None
+        yield Piece("notice", notice)
+        gen = get_generator("composed", config)
         if language == "en":
             yield Piece("notice", _EN_NOTICE)
-        for item in gen.generate(query.expanded, hits, history, language, searched=query.text):
-            if isinstance(item, Draft):
-                draft = item
-            else:
-                yield Piece("text", item)
+        pieces, draft = _generated(gen, query.expanded, hits, history, language, dict(searched=query.text))
+    partial = ""
+    if decision.verdict == "partial" and draft is not None and not draft.failure:
+        partial = _partial_text(decision, draft.citations[0].label if draft.citations else hits[0].label, language)
+    for piece in ([partial] if partial else []) + (pieces if draft is not None and not draft.failure else []):
+        yield Piece("text", piece)
     if draft is None or draft.failure:   # no quotable sentence at all: say so, do not invent
         suggestions = _nearest_chapters(hits)
         reply = _refusal_text(suggestions, language)

@@ -38,9 +38,9 @@ class Quote:
 class Piece:
     """A part of the answer to show as soon as it is produced.
 
-    ``kind`` is "text" (append), "notice" (a one-line remark to show apart) or "reset"
-    (what was shown so far is withdrawn: an LLM draft failed its citation check and the
-    composed answer follows; ``text`` says why).
+    ``kind`` is "text" (append) or "notice" (a one-line remark to show apart). The text comes
+    only once the reply is checked (an LLM draft that fails its check never shows: its notice
+    says why and the composed answer follows), so nothing shown is ever withdrawn.
     """
     kind: str
     text: str

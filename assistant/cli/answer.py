@@ -59,9 +59,6 @@ def _render(stream):
         elif item.kind == "text":
             out.write(item.text)
             out.flush()
-        elif item.kind == "reset":
-            out.write("\n")
-            print(f"— {item.text}", file=err)
         else:
             print(f"note : {item.text}", file=err)
     if not final.text.endswith("\n"):

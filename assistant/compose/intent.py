@@ -67,8 +67,10 @@ _BOUND = re.compile(r"\b(maximum|maximale?s?|max|au plus|at most|limite|limit|pl
 _NAMED = re.compile(r"`[^`]+`|\b(?=[\w.]*[a-z][\w.]*[A-Z]|\w*\d)(?=\w*[A-Za-z])[\w.]+|\b\w+[._]\w[\w.]*")
 # a capitalised word after the first: Blelloch, Fleet, ThunderKittens (not the question's first word)
 _PROPER = re.compile(r"(?<=[\w,;:] )[A-ZÀ-Ö][a-zà-ÿ]{2,}\b")
-_CODE = re.compile(r"\b(montre\w*|show|exemple|example|snippet|écris|écrire|write)\b|"
-                   r"\b(le|du|un|the|some|de|en) code\b|\bcode (de|d'|du|pour|for|of)\b|^code\b")
+_CODE = re.compile(r"\b(montre\w*|show|exemple|example|snippet|sample|écris|écrire|write)\b|"
+                   r"\b(le|du|un|the|some|de|en|avec|with|in) code\b|\bcode (de|d'|du|pour|for|of)\b|^code\b|"
+                   # « … ? code python stp », "(code please)": code asked after the question
+                   r"(?:[?,;:(]|\s-)\s*code\b|\bcode\s+(?:python|pytorch|cuda|triton|c\+\+\s)?\s*(?:stp|svp|please|pls|plz)\b")
 
 
 @dataclass(frozen=True)

@@ -102,9 +102,7 @@ def build(services: Services, tabs: gr.Tabs) -> dict:
                 if isinstance(item, Answer):
                     final = item
                     break
-                if item.kind == "reset":
-                    shown, notices = "", notices + [item.text]
-                elif item.kind != "text":
+                if item.kind != "text":
                     notices.append(item.text)
                     show(shown)
                     yield history, "", gr.skip(), gr.skip(), conv, gr.skip(), gr.skip()

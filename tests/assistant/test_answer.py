@@ -67,3 +67,6 @@ def test_partial_decision_says_so_then_gives_the_closest_passages(retriever):
     assert first.startswith("Le guide en parle dans «\u00a0Performance · 7.")
     assert "sans répondre exactement à «\u00a0" in first and "fpga\u00a0»\u202f; voici ses passages" in first
     assert final.text.startswith(first) and final.quotes[0].text in final.text
+    # the section named is the one the first quote comes from, not merely the best hit
+    lead_section = next(c.label for c in final.citations if c.n == final.quotes[0].n)
+    assert f"«\u00a0{lead_section}\u00a0»" in first

@@ -7,6 +7,7 @@ import pytest
 
 from ingest.sentences import is_verbatim, sentences
 from assistant.compose import compose
+from assistant.records import Hit
 
 QUESTIONS = ["Pourquoi la transposition naïve est-elle lente ?", "Comment éviter les conflits de banques ?",
              "Qu'est-ce qu'un warp ?", "Combien de mémoire partagée occupe une tuile de 32 × 32 ?",
@@ -320,3 +321,31 @@ def test_a_list_item_with_code_is_a_fragment():
                   "Afficher la perte avec `loss.item()` à chaque itération attend donc la fin du GPU."))
     comp = compose("pourquoi ma boucle ralentit quand j'affiche la perte avec loss.item() ?", hits)
     assert comp.quotes[0].text.startswith("Afficher la perte")
+
+
+def _hit(text: str, section: str, anchor: str) -> Hit:
+    return Hit(f"perf-9#{anchor}", "performance-09", "performance", "Performance", 9, "Un chapitre d'essai",
+               section, anchor, "03-performance/09-essai.md", text, 1.0, 0.8, 5.0)
+
+
+def test_a_short_lead_is_joined_by_the_sentence_that_follows_it():
+    hits = [_hit("Le blocage en registres fait calculer à chaque thread un petit bloc de sorties. "
+                 "Chaque valeur lue en mémoire partagée sert alors à plusieurs produits, ce qui divise ces lectures.",
+                 "Le blocage en registres", "blocage"),
+            _hit("La mémoire partagée se déclare avec le mot-clé réservé du langage pour chaque bloc.", "Autre", "autre")]
+    comp = compose("Qu'est-ce que le blocage en registres ?", hits)
+    opening = comp.pieces[0]
+    assert opening.startswith("Le blocage en registres fait calculer") and "divise ces lectures" in opening
+    assert opening.count("[1]") == 2                             # one paragraph, each sentence cited
+    assert not any("divise ces lectures" in p for p in comp.pieces[1:-1])      # not repeated as a point
+    assert [q.text for q in comp.quotes][:2] == sentences(hits[0].text)
+
+
+def test_a_long_lead_stands_alone():
+    long_lead = ("Le noyau de réduction ralentit de moitié sur les grandes entrées du banc parce que ses accès "
+                 "aux entrées ne sont pas coalescés, que chaque warp lit des adresses espacées de la taille d'une "
+                 "ligne entière de la matrice, et que le cache L2 ne garde plus les lignes d'un passage à l'autre.")
+    hits = [_hit(long_lead, "Le constat", "constat"),
+            _hit("Le noyau de réduction ralentit aussi quand les blocs sont trop petits pour le banc.", "Autre", "autre")]
+    comp = compose("Pourquoi mon noyau de réduction ralentit-il sur les grandes entrées ?", hits)
+    assert comp.pieces[0].count("[") == 1
