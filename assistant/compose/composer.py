@@ -205,6 +205,11 @@ RERANK_MIX = 0.35
 _PAIR_LEAD_WORDS = 45  # a longer lead says enough alone (the dev leads' median is 27 words)
 _PAIR_WORDS = 90       # the two together stay a paragraph, not a page
 _PAIR_SHARE = 0.5
+# a measured figure: digits and a unit (« 3,4 µs », « 4,8 To/s », « 85 % », « ×8 »)
+_MEASURE = re.compile(r"\d[\d\u202f\u00a0 ,.]*\s?(?:%|×|fois|[kKMGT]?i?[oB]\b|[KMGT]o/s|[KMGT]B/s|(?:[TGM])?FLOP|"
+                      r"ns|µs|us|ms|s\b|GHz|MHz|W\b|cycles|octets|bytes|registres|threads|jetons|tokens)")
+_CALL = re.compile(r"`[\w.:]+\(")   # a call written as code: `cudaFuncSetAttribute(...)`
+_OWN_CODE_LINES = 30   # a longer block is a whole program: shown when code is asked for, not unasked
 _WANTED = {"why": "cause", "howmuch": "figure", "compare": "contrast", "how": "step"}
 
 
@@ -461,7 +466,9 @@ def _score(cands: list[_Candidate], hits: Sequence, question_terms: set[str], as
         if c.position == 0:
             base += _FIRST_SENTENCE_BONUS
         if base > 0:
-            if (intent == "why" and c.cause or intent == "howmuch" and c.figure or intent == "how" and c.step
+            # « ça coûte combien ? » wants a measure; « trois parts » is a figure only when things are counted
+            measured = c.figure and (asked.counted or _MEASURE.search(c.text))
+            if (intent == "why" and c.cause or intent == "howmuch" and measured or intent == "how" and c.step
                     or intent == "compare" and c.contrast or intent == "when" and _YEAR.search(c.text)):
                 base += _INTENT_BONUS
                 c.asked_kind = intent in ("why", "howmuch", "when")
@@ -598,11 +605,33 @@ def _second(lead: _Candidate, points: list[_Candidate], cands: list[_Candidate],
     def fits(c: _Candidate) -> bool:
         return not c.header and words + len(c.text.split()) <= _PAIR_WORDS and c.text not in lead.text
 
+    # « coopératif vs ping-pong »: a lead on one side is completed by the best sentence on the
+    # other, a point or not (the points are chosen by score, and the other side may score less)
+    missing = [p for p in asked.parts if not _covers(lead, p)]
+    if missing and len(missing) < len(asked.parts):
+        sides = [c for c in cands if c.point_ok and c.score > 0 and fits(c) and any(_covers(c, p) for p in missing)
+                 and not _near_duplicate(c, lead)]
+        # its own sentence first (« Dans l'ordonnancement coopératif, … ») over one that names both
+        # sides (« Le choix entre coopératif et ping-pong … »), which says less of it
+        covered = [p for p in asked.parts if p not in missing]
+        own = [c for c in sides if not any(_covers(c, p) for p in covered)]
+        if own or sides:
+            return max(own or sides, key=lambda c: c.score)
     want = _WANTED.get(asked.kind)
-    if want and not getattr(lead, want):
+    if asked.kind == "howmuch" and not _MEASURE.search(lead.text):
+        # « ça coûte combien ? »: « … se décompose en trois parts » counts, it measures nothing
+        given = [c for c in points if fits(c) and _MEASURE.search(c.text)]
+        if given:
+            return max(given, key=lambda c: c.score)
+    elif want and not getattr(lead, want):
         given = [c for c in points if fits(c) and getattr(c, want)]
         if given:
             return max(given, key=lambda c: c.score)
+    # « comment dépasser 48 Ko ? »: the point that names the call (`cudaFuncSetAttribute(…)`) is the how
+    if asked.doing and not _CALL.search(lead.text):
+        calls = [c for c in points if fits(c) and _CALL.search(c.text)]
+        if calls:
+            return max(calls, key=lambda c: c.score)
     after = next((c for c in cands if c.rank == lead.rank and c.position == lead.position + 1), None)
     follows = (after is not None and after.point_ok and fits(after) and not _near_duplicate(after, lead)
                and not _META.search(after.text) and not after.text.startswith("[")
@@ -630,6 +659,15 @@ def _code_block(hits: Sequence, cands: list[_Candidate], named: frozenset = froz
             codes = [b for b in codes if any(t in set(terms(b)) for t in named)]
         if codes and best[r] > 0:
             return r, codes[0]
+    return None
+
+
+def _own_code(hits: Sequence, rank: int) -> tuple[int, str] | None:
+    """The lead's own section's code block, when short: « comment capturer un graphe … ? »
+    is answered by the lines that do it, asked for or not."""
+    codes = section_blocks(hits[rank].text).codes
+    if codes and len(codes[0].splitlines()) <= _OWN_CODE_LINES:
+        return rank, codes[0]
     return None
 
 
@@ -693,6 +731,8 @@ def compose(question: str, hits: Sequence, shown: str = "", reranker: LeadRerank
     # « comment créer un descripteur avec cuTensorMapEncodeTiled ? »: the code that calls it
     code = (_code_block(hits, cands) if asked.code else
             _code_block(hits, cands, asked.named) if intent == "how" and asked.named else None)
+    if code is None and intent == "how" and asked.doing:
+        code = _own_code(hits, chosen[0].rank)
 
     citations: list[Citation] = []
     by_section: dict[tuple[str, str], int] = {}

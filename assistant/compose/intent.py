@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 
 from ingest.analyzer import normalise_space, terms
+from ingest.anchors import fold
 
 # « qu'est-ce qu'un megakernel ? » wants the sentence that defines it, not its history
 _DEFINITION = re.compile(r"^((?:qu'est[- ]ce qu(?:e |')|c'est quoi |c quoi |c koi |ckoi |"
@@ -30,7 +31,11 @@ _DEFINITION = re.compile(r"^((?:qu'est[- ]ce qu(?:e |')|c'est quoi |c quoi |c ko
                          r"what(?: is|'s| are) (?:an? |the )?|what does |define ))(.+?)\s*\??$")
 # « en quelle année … ? » wants a date: « publié en 2007 »
 _WHEN = re.compile(r"\ben quelle année\b|\bde quand date\b|\bwhat year\b|\bwhen (?:was|were|did)\b|"
-                   r"\bdepuis quand\b|\bquand (?:est|a|ont|sont)\b.*\b(?:apparu|sorti|introduit|publié|créé|arrivé)")
+                   r"\bdepuis quand\b|\bquand (?:est|a|ont|sont)\b.*\b(?:apparu|sorti|introduit|publié|créé|arrivé)|"
+                   # « quel article a introduit … », "which paper introduced …", « qui a inventé … »: the
+                   # answer is a reference, with its year
+                   r"\b(?:which|what) (?:paper|article|publication)\b|\bquel(?:le)? (?:article|papier|publication)\b|"
+                   r"\bqui a (?:inventé|introduit|proposé)\b|\bwho (?:invented|introduced|proposed|came up with)\b")
 _WHY = re.compile(r"\bpourquoi\b|\bwhy\b|d'où vien|what causes|à cause de quoi|comment se fait|how come|"
                   r"\bcomes? from\b")
 _SYMPTOM = re.compile(r"\b(mon|ma|mes|my|j'ai|i get|i got)\b.*\b(rien|plante\w*|crash\w*|faux|fausses?|wrong|"
@@ -67,6 +72,11 @@ _BOUND = re.compile(r"\b(maximum|maximale?s?|max|au plus|at most|limite|limit|pl
 _NAMED = re.compile(r"`[^`]+`|\b(?=[\w.]*[a-z][\w.]*[A-Z]|\w*\d)(?=\w*[A-Za-z])[\w.]+|\b\w+[._]\w[\w.]*")
 # a capitalised word after the first: Blelloch, Fleet, ThunderKittens (not the question's first word)
 _PROPER = re.compile(r"(?<=[\w,;:] )[A-ZÀ-Ö][a-zà-ÿ]{2,}\b")
+# asking how to do something (not how a thing works): the section's code block shows it
+_DOING = re.compile(r"\bhow (?:do|can|should|would) (?:i|you|we|one)\b(?! (?:know|tell|see why))|\bhow to\b|"
+                    r"\bcomment (?:je|j'|on|l'on|faire|faut-il|il faut|ecrire|declarer|capturer|lancer|utiliser|"
+                    r"appeler|creer|mesurer|compiler|profiler|verifier|recuperer|obtenir|activer|coder|"
+                    r"implementer|allouer|copier|charger|synchroniser|chronometrer)\b")   # read on folded text
 _CODE = re.compile(r"\b(montre\w*|show|exemple|example|snippet|sample|écris|écrire|write)\b|"
                    r"\b(le|du|un|the|some|de|en|avec|with|in) code\b|\bcode (de|d'|du|pour|for|of)\b|^code\b|"
                    # « … ? code python stp », "(code please)": code asked after the question
@@ -77,6 +87,7 @@ _CODE = re.compile(r"\b(montre\w*|show|exemple|example|snippet|sample|écris|éc
 class Intent:
     kind: str                         # "why" | "howmuch" | "when" | "compare" | "how" | "what" | ""
     code: bool = False                # the question asks for code
+    doing: bool = False               # it asks how to do something (« comment déclarer … »)
     subject: frozenset = frozenset()  # terms of X in « qu'est-ce que X ? »
     counted: str = ""                 # the term of what « combien de X » counts
     parts: tuple = ()                 # the key term of each side of a two-part question
@@ -126,5 +137,5 @@ def question_intent(question: str) -> Intent:
     original = question.split(" (")[0]
     found = _NAMED.findall(original) + _PROPER.findall(original)
     named = frozenset(t for n in found for t in terms(n))
-    return Intent(kind, code, subject, counted_terms[0] if counted_terms else "",
+    return Intent(kind, code, bool(_DOING.search(fold(q))), subject, counted_terms[0] if counted_terms else "",
                   tuple(sides) if len(sides) > 1 else (), bool(_BOUND.search(q)), named, frame)

@@ -304,7 +304,9 @@ def test_a_how_question_naming_an_api_gets_the_code_that_calls_it():
     comp = compose("comment créer un descripteur de tenseur avec cuTensorMapEncodeTiled ?", hits)
     assert "```c\nCUtensorMap carte;" in comp.text
     plain = compose("comment créer un descripteur de tenseur ?", hits)
-    assert "```" not in plain.text      # no name of the code asked for, no code block
+    assert "```c\nCUtensorMap carte;" in plain.text      # how to do it: the short block of the lead's section
+    works = compose("comment fonctionne un descripteur de tenseur ?", hits)
+    assert "```" not in works.text      # how it works: no code unless asked
 
 
 def test_parce_que_is_a_cause():
@@ -349,3 +351,20 @@ def test_a_long_lead_stands_alone():
             _hit("Le noyau de réduction ralentit aussi quand les blocs sont trop petits pour le banc.", "Autre", "autre")]
     comp = compose("Pourquoi mon noyau de réduction ralentit-il sur les grandes entrées ?", hits)
     assert comp.pieces[0].count("[") == 1
+
+
+def test_a_comparison_lead_on_one_side_is_completed_by_the_other_side():
+    hits = [_hit("Dans l'ordonnancement ping-pong, chaque groupe traite sa propre tuile et les deux groupes alternent. "
+                 "Le ping-pong cache ainsi l'épilogue derrière le calcul.", "Ping-pong", "ping"),
+            _hit("Dans l'ordonnancement coopératif, les deux groupes travaillent sur la même tuile de sortie.",
+                 "Coopératif", "coop")]
+    comp = compose("coopératif vs ping-pong, c'est quoi la différence ?", hits)
+    opening = comp.pieces[0]
+    assert "propre tuile" in opening and "même tuile de sortie" in opening   # each side by its own sentence
+
+
+def test_a_how_much_lead_without_a_measure_gives_way_to_one_that_has_it():
+    hits = [_hit("Le coût d'un lancement de noyau se décompose en trois parts bien distinctes.", "Le coût", "cout"),
+            _hit("Sur le H200, un lancement de noyau coûte 3,4 µs depuis CUDA C++.", "Mesure", "mesure")]
+    comp = compose("un lancement de noyau ça coûte combien ?", hits)
+    assert "3,4 µs" in comp.pieces[0]

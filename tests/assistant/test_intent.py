@@ -89,3 +89,28 @@ def test_a_choice_between_two_is_a_comparison(question, parts):
 def test_what_does_x_do_has_x_as_subject():
     asked = question_intent("what does triton.testing.do_bench do under the hood?")
     assert asked.kind == "what" and asked.subject == frozenset({"triton.testing.do_bench"})
+
+
+@pytest.mark.parametrize("question,doing", [
+    ("comment capturer un graphe CUDA à partir d'un flux ?", True),
+    ("comment declarer de la memoire partagee dynamique", True),       # no accents
+    ("how do I create a TMA descriptor?", True),
+    ("comment fonctionne le TMA ?", False),                            # how it works, not how to
+    ("how does speculative decoding get more tokens per weight read?", False),
+])
+def test_how_to_do_is_told_from_how_it_works(question, doing):
+    assert question_intent(question).doing is doing
+
+
+@pytest.mark.parametrize("question", ["which paper introduced the online softmax trick?",
+                                      "qui a inventé le tuilage en mémoire partagée ?",
+                                      "quel article a proposé FlashAttention ?"])
+def test_asking_for_a_reference_wants_its_year(question):
+    assert question_intent(question).kind == "when"
+
+
+@pytest.mark.parametrize("question,code", [("comment on calcule un softmax en ligne ? code python stp", True),
+                                           ("write the kernel, code please", True),
+                                           ("mon vieux code cuda ne compile plus", False)])
+def test_code_asked_after_the_question(question, code):
+    assert question_intent(question).code is code
