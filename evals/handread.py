@@ -6,7 +6,7 @@ Draws ``n`` questions at random (fixed seed) from ``evals/data/answers_inscope_t
 (``--split dev``: from ``answers_inscope.yaml`` and every ``answers_inscope_dev*.yaml``, the
 sets the composer is tuned on),
 runs each through the public entry ``assistant.answer.answer`` (composed generator, the
-configured index) and writes question, kind, lead, points, the whole answer as shown and
+configured index) and writes question, kind, lead (the opening paragraph), points, the whole answer as shown and
 the cited chapters as JSON. The
 verdicts (does the lead answer the question?) are a reader's, written beside them in
 ``evals/results/answers-handread-<date>.md``; nothing here judges.
@@ -31,6 +31,13 @@ def _clean(item: dict) -> dict:
     return item
 
 
+def _opening(text: str) -> str:
+    """The answer's opening paragraph as shown (after a partial answer's « Le guide en parle
+    dans … » line), up to the first point or the « Pour approfondir » list."""
+    paragraphs = [p for p in text.split("\n\n") if p.strip()]
+    if paragraphs and paragraphs[0].startswith(("Le guide en parle dans", "The guide talks about")):
+        paragraphs = paragraphs[1:]
+    return paragraphs[0] if paragraphs else text
 
 
 def sample(n: int, seed: int, split: str = "test") -> list[dict]:
@@ -53,7 +60,7 @@ def main(argv=None) -> int:
         final = list(answer(item["q"], None, "composed"))[-1]
         rows.append({"q": item["q"], "kind": item.get("kind"), "lang": item.get("lang", "fr"),
                      "gold": item.get("gold", []), "answer_kind": final.kind, "decision": final.decision,
-                     "lead": final.quotes[0].text if final.quotes else final.text,
+                     "lead": _opening(final.text),
                      "points": [q.text for q in final.quotes[1:]], "text": final.text,
                      "chapters": list(final.chapter_ids)})
     Path(args.out).write_text(json.dumps(rows, ensure_ascii=False, indent=1), encoding="utf-8")
