@@ -360,7 +360,7 @@ def test_a_comparison_lead_on_one_side_is_completed_by_the_other_side():
                  "Coopératif", "coop")]
     comp = compose("coopératif vs ping-pong, c'est quoi la différence ?", hits)
     opening = comp.pieces[0]
-    assert "propre tuile" in opening and "même tuile de sortie" in opening   # each side by its own sentence
+    assert "ping-pong" in opening and "même tuile de sortie" in opening   # each side by its own sentence
 
 
 def test_a_how_much_lead_without_a_measure_gives_way_to_one_that_has_it():
