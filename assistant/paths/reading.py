@@ -227,7 +227,10 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
                     # "je sais pourquoi cudaDeviceSynchronize entre deux noyaux est mauvais" states a
                     # prerequisite, it claims no level: it cannot make a contradiction.
                     full = not ("fact" in kind and clause.knowing) and not vague and not partial
-                    is_claim = full and not (names_prerequisite and clause.knowing)
+                    # A job title or a field ("data scientist") says what the reader is, not
+                    # what they use: no claim (paths_dev3/5: "data scientist, numpy …, no GPU
+                    # programming" was lifted to PyTorch by the title alone).
+                    is_claim = full and not (names_prerequisite and clause.knowing) and "title" not in kind
                     # Heard of, partly known ("entendu parler de TMA", "TMA vaguement"): no
                     # evidence of writing such kernels at all.
                     value = 0.0 if unsure and "fact" in kind else weight if full else weight / 2
@@ -284,9 +287,11 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
                     facts[pid] = False
                 elif known:
                     facts[pid] = True
+    plain = dict.fromkeys(ids, 0.0)      # evidence but job titles and fields
     for (oid, n), (value, is_claim) in hits.items():
         (up if "up" in compiled[oid][n][2] else own)[oid] += value
         claimed[oid] += value if is_claim else 0.0
+        plain[oid] += 0.0 if "title" in compiled[oid][n][2] else value
     supported: set[str] = set()
     for targets, w in shared:
         if targets:
@@ -294,13 +299,21 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
             # up to it anyway ("je code en Python, j'entraîne des modèles PyTorch, jamais écrit de
             # CUDA"; on paths_dev4 it went to "programmer" and the answer was asked for nothing).
             # With no evidence either way, the first ("je programme, rien sur GPU").
-            target = max(targets, key=lambda t: (own[t] + up[t], targets.index(t) if own[t] + up[t] > 0
-                                                 else -targets.index(t)))
+            # A title alone does not pick the rung ("data scientist, numpy …, no GPU programming":
+            # paths_dev3 sent it to PyTorch).
+            target = max(targets, key=lambda t: (plain[t], own[t] + up[t],
+                                                 targets.index(t) if own[t] + up[t] > 0 else -targets.index(t)))
             own[target] += w
             supported.add(target)
     if not any(o in rules.ladder for o in ids):
         # Goals: "accélérer PyTorch, mais je ne veux plus jamais toucher à PyTorch".
         ruled_out.update(o for o in ids if denied[o] >= 1.5)
+    else:
+        # Levels: a level whose own words are denied and never claimed ("never used a GPU, not
+        # even through pytorch"): on paths_dev5 the denied PyTorch still took the background's
+        # weight and the answer was asked between PyTorch and "programmer".
+        # Not the first rung, which supposes nothing ("not a programmer really, I'm a PM").
+        ruled_out.update(o for o in ids if denied[o] >= 1.5 and claimed[o] < CLAIM_MIN and o != rules.ladder[0])
     contradiction = tuple(o for o in ids if o in ruled_out and claimed[o] >= CLAIM_MIN)
     allowed = [o for o in ids if o not in ruled_out]
     scores = {o: own[o] + up[o] for o in allowed}
@@ -310,6 +323,13 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
         if higher and up[low]:
             scores[higher[-1]] += up[low]
             scores[low] -= up[low]
+    if levels and any(plain[o] > 0 for o in scores):
+        # A rung that only a title or a field speaks for ("data scientist" for PyTorch) counts
+        # half beside a rung with evidence of its own ("numpy and pandas all day, no GPU
+        # programming at all": paths_dev3 asked between the two).
+        for o in scores:
+            if plain[o] == 0 and o not in supported:
+                scores[o] /= 2
     if contradiction:
         best_allowed = max(allowed, key=lambda o: scores[o], default=None)
         pair = [best_allowed] if best_allowed and scores[best_allowed] > 0 else []
