@@ -20,6 +20,14 @@ SPLIT = re.compile(
     r"([;!?()\n/]|[,:](?!\d)|\.(?=\s|$)|\s[-–—]\s|\b(?:mais|sauf|hormis|par contre|en revanche|cependant|pourtant|"
     r"toutefois|neanmoins|alors que|tandis que|but|except|however|though|although|whereas|apart from|"
     r"vu que|puisque|parce que|since|because)\b|"
+    # "j'utilise pytorch jamais écrit de noyau": "jamais"/"never" after a topic, with no
+    # auxiliary or subject before it and a complement after its verb, opens an elliptic denial of
+    # its own (on paths_dev5 it denied PyTorch too); not "je n'ai jamais", "j'en ai jamais",
+    # "presque jamais", "I have never", nor a bare "TMA jamais vu" (a list's predicate).
+    r"(?<=\w )(?<!\bai )(?<!\ba )(?<!\bavons )(?<!\bavez )(?<!\bont )(?<!\bje )(?<!\bj'en )(?<!\bn'en )"
+    r"(?<!\bpresque )(?<!\bquasi )(?<!\bquasiment )(?<!\bencore )(?<!\bou )(?<!\bet )(?<!\bhave )(?<!\bhas )"
+    r"(?<!\bhad )(?<!\bsans )(?<!\bwithout )(?<!\bplus )(?<!\bi )(?<!'ve )(?<!\balmost )(?<!\bor )(?<!\band )(?<!\bc'est )(?<!\bpas )(?<!\bne )"
+    r"(?=(?:jamais|never) (?!de la vie|of my life)[\w']+ [\w'])|"
     # A relative clause ("ma direction qui n'y connaît rien"), but "ce qui m'intéresse".
     r"(?<=\w )(?<!\bce )(?=(?:qui|who)\b)|"
     # A bare "oui"/"ok" between two topics ends the first ("pytorch oui kernel custom jamais"): on
@@ -77,6 +85,12 @@ _REFUSAL = re.compile(r"(?:non|nan|nah|no|nope|pas du tout|pas vraiment|pas trop
                       r"surtout pas|certainement pas|absolument pas|pas question|bof|meh)(?: merci| thanks)?")
 _OK = frozenset("ok okay oui yes yep sure fine".split())
 _WH = re.compile(r"^(?:et |and )?(?:pourquoi|why|how|comment|ce que|ce qu'|what|quand|when)\b")
+# "I know why you don't want cudaDeviceSynchronize between kernels": after a knowing verb and a
+# question word, a negation belongs to what is known, not to the knowing (on paths_dev5 the
+# sync prerequisite was read as denied); "je sais pas pourquoi" stays a denial.
+_KNOW_WH = re.compile(r"\b(?:je sais|je comprends|je vois|i know|i understand|i get|i see)(?: (?:tres bien|bien|tout a fait|"
+                      r"exactement|tres exactement|well|exactly|fully))? (?:ce )?(?:pourquoi|comment|qu'|que|why|how|what|"
+                      r"that)(?=\W|$)")
 # Words in a bare list item ("les mbarrier et TMA") that takes its verb from a neighbour.
 _LIST_ITEM = 4
 
@@ -84,7 +98,7 @@ _LIST_ITEM = 4
 _WORD = re.compile(r"[a-z]+")
 # The words this module's grammar reads (its negations, knowing verbs, list words).
 GRAMMAR_WORDS = frozenset(w for pattern in (SPLIT, _EXCEPT, _ANY, NEGATION, _KNOWING, AFFIRM, _SUBJECT, _CONCESSION,
-                                            _WH, _REFUSAL)
+                                            _WH, _REFUSAL, _KNOW_WH)
                           for w in _WORD.findall(pattern.pattern)) | _BARE | _FILLER | _OK
 
 
@@ -196,7 +210,7 @@ def clauses(text: str, rules: Rules, topics: list[re.Pattern]) -> list[Clause]:
             carry = None
         slash_only = False
         fresh = False
-        neg = bool(NEGATION.search(part))
+        neg = _negative(part)
         knowing = bool(_KNOWING.search(part))
         if not any(t.search(part) for t in topics):
             # Only a bare predicate ("jamais vu", "je connais pas", "oui") lends its polarity to
@@ -251,6 +265,11 @@ def clauses(text: str, rules: Rules, topics: list[re.Pattern]) -> list[Clause]:
             c = out[i]
             out[i] = Clause(c.text, True, c.knowing, c.weak, c.exception, asked=False)
     return out
+
+
+def _negative(part: str) -> bool:
+    m = _KNOW_WH.search(part)
+    return bool(NEGATION.search(part[:m.start()] if m else part))
 
 
 def _content_words(text: str) -> int:

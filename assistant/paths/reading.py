@@ -82,6 +82,7 @@ _DOING = re.compile(r"\b(?:ecri\w*|j'ecris|utilis\w*|j'utilise|uses?|used|using|
                     r"implement\w*|fais|fait|did|done|travaill\w*|bosse\w*|work\w*|maintien\w*|maintain\w*|"
                     r"develop\w*|build\w*|built|optimi[sz]\w*|manipul\w*|deploy\w*|deploie\w*|tous les jours|daily|"
                     r"every day)\b")
+_OR = re.compile(r"\b(?:ou|or)\b")
 _ALSO = re.compile(r"\b(?:aussi|egalement|pareil|idem|too|also|as well)\b")
 _THE_REST = re.compile(r"\b(?:reste|rest|autres?|others?|everything else)\b")
 # A predicate that says a thing is known, beside the knowing verbs ("warps sure, TMA: all fine").
@@ -90,7 +91,7 @@ _AFFIRMED = re.compile(r"\b(?:fine|good|clear|clair\w*|solide|solid|nickel|easy|
 
 # The words this module's own patterns read ("nickel", "solide", "daily").
 _OWN_WORDS = frozenset(w for pattern in (_FIRST_PERSON, _INTERJECTION, _PRONOUN, _RELATIVE, _THAT, _WISH_VERB, _DOING,
-                                         _ALSO, _THE_REST, _AFFIRMED)
+                                         _ALSO, _THE_REST, _AFFIRMED, _OR)
                        for w in re.findall(r"[a-z]+", pattern.pattern))
 
 
@@ -352,6 +353,13 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
     # vaguement bidouillé des trucs sur GPU"): the answer is not clear.
     elsewhere = bool(ranked) and any(p and ranked[0][0] not in p for p in vague_points)
     hedged = hedged or title_only or elsewhere
+    if not levels:
+        # A goal answer that names two goals or more, whatever their polarity, with a hesitation
+        # or as alternatives ("comprendre… ou coder… ou les LLM, je sais pas"): the goal is asked
+        # again (paths_dev5: recommended on the first one named).
+        named = {o for o, pats in compiled.items() if any(p.search(cleaned) for p, _, _ in pats)}
+        # "or"/"ou" in the reader's own spelling: folded, "où" ("comprendre où part le temps") would read as one.
+        hedged = hedged or len(named) >= 2 and bool(rules.hedges.search(cleaned) or _OR.search(text.lower()))
     if top <= 0:
         match = Match(None, 0.0, ranked)
     else:
