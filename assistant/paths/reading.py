@@ -95,6 +95,11 @@ _OWN_WORDS = frozenset(w for pattern in (_FIRST_PERSON, _INTERJECTION, _PRONOUN,
                        for w in re.findall(r"[a-z]+", pattern.pattern))
 
 
+def _strange(text: str, rules: Rules) -> bool:
+    """A word in the clause that neither the guide, the everyday words nor the rules know."""
+    return any(w not in _OWN_WORDS for w in unknown_words(text, rules))
+
+
 def _known(clause: Clause, doubted: bool, rules: Rules) -> bool | None:
     """What a clause that names a prerequisite says of it: known (True) only when it affirms it
     plainly, with a knowing predicate or doing with it in the first person ("je connais TMA",
@@ -106,7 +111,7 @@ def _known(clause: Clause, doubted: bool, rules: Rules) -> bool | None:
     6 confident recommendations that contradicted the reader."""
     if clause.negative or doubted:
         return False
-    if [w for w in unknown_words(clause.text, rules) if w not in _OWN_WORDS]:
+    if _strange(clause.text, rules):
         # A word the reader does not know may hedge or deny ("c mal jsp", "mouais"): the
         # prerequisite is asked, never taken as known (paths_dev5: 1 of its 3 confident
         # recommendations that contradicted the reader).
@@ -173,6 +178,10 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
     denied_after = {id(said[k]) for k in range(len(said) - 1) if said[k + 1].negative and
                     _FIRST_PERSON.search(said[k + 1].text) and
                     not any(t.search(said[k + 1].text) for t in topics) and not _THE_REST.search(said[k + 1].text)}
+    # "mbarrier ok chepa": a clause with no topic of its own and a word the reader does not know
+    # may take back what the clause before affirms; that clause's prerequisites are asked.
+    murky = {id(said[k]) for k in range(len(said) - 1) if not any(t.search(said[k + 1].text) for t in topics) and
+             _strange(said[k + 1].text, rules)}
     levels = any(o in rules.ladder for o in ids)
     previous_negative = True
     last_known = clause_known = None      # what the clause before said of its prerequisites
@@ -281,6 +290,7 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
             if pattern.search(clause.text):
                 understood = True
                 known = _known(clause, unsure or id(raw) in denied_after, rules)
+                known = None if known and id(raw) in murky else known
                 if known is None and _ALSO.search(clause.text):
                     known = last_known      # "mbarriers fine; the sync thing too": as the clause before
                 clause_known = known if clause_known is None else clause_known and known
