@@ -80,7 +80,7 @@ AFFIRM = re.compile(r"\b(?:oui|yes|yep|ouais|bien sur|of course|sure|je (?:sais|
 
 _SUBJECT = re.compile(r"(?:^|\b)(?:je|j'|tu|il|elle|on|nous|vous|ils|elles|i|i'm|i've|you|he|she|we|they|c'est)(?:\b|(?<=')|$)")
 _CONCESSION = re.compile(r"^(?:mais|par contre|en revanche|but|however)$")
-_FILLER = frozenset("les la le l' des du de d' et alors the a an and or ou puis aussi also".split())
+_FILLER = frozenset("les la le l' des du de d' un une et alors the a an and or ou puis aussi also".split())
 _REFUSAL = re.compile(r"(?:non|nan|nah|no|nope|pas du tout|pas vraiment|pas trop|not really|not at all|no way|"
                       r"surtout pas|certainement pas|absolument pas|pas question|bof|meh)(?: merci| thanks)?")
 _OK = frozenset("ok okay oui yes yep sure fine".split())
