@@ -89,3 +89,20 @@ def test_an_unclear_yes_asks_the_same_prerequisite_again(dialogue):
     topic = display.topic
     state, display = dialogue.step(state, "ouais tkt")
     assert display.kind == "prerequisite" and display.topic == topic and display.notice
+
+
+def test_a_goal_that_denies_the_level_claimed_in_words_is_asked_again(dialogue):
+    # The level answer claims kernels in the reader's words; the goal answer says none were
+    # ever written: the goal is the odd one, asked again with the claim quoted.
+    state, display = run_turns(dialogue, "j'ai codé des petits kernels CUDA en TP, des additions de vecteurs",
+                               "écrire un premier noyau, je n'en ai encore jamais écrit")
+    assert display.kind == "clarification" and display.topic == "goal"
+    assert state.get("level") == "cuda-simple" and "ne vont pas" in display.notice
+    # Chosen again, the goal stands: the reader's last word.
+    state, display = dialogue.step(state, "premier-noyau")
+    assert display.kind == "recommendation" and display.recommendation["path"] == "B"
+
+
+def test_a_level_picked_by_number_and_denied_by_the_goal_answer_is_asked_again(dialogue):
+    _, display = run_turns(dialogue, "3", "écrire un premier noyau, je n'en ai encore jamais écrit")
+    assert display.kind == "clarification" and display.topic == "level"

@@ -26,7 +26,8 @@ comprendre sans coder", then "écrire mon premier noyau"), a first-person claim 
 denies, a prerequisite one answer affirms and another denies: ``DialogueState.contested``,
 asked); a level is checked against the prerequisites it supposes ("5", then "TMA jamais vu",
 or "non" to the TMA question) and against answers that rule it out ("3", then "je n'ai jamais
-écrit de kernel"). Such a level or goal is asked again; chosen again, it stands (the reader's
+écrit de kernel"; when the level was claimed in the reader's own words, the goal answer that
+rules it out is the one asked again). Such a level or goal is asked again; chosen again, it stands (the reader's
 last word).
 
 The data (questions, options, reading rules, the six paths with their chapters, hours, exit
