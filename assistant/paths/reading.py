@@ -9,21 +9,29 @@ How an answer is read (rules and vocabulary live in ``corpus/parcours.yaml``, ``
    (``assistant.paths.spelling``), filler phrases that look negative but are not ("rien de plus",
    "il ne faut pas appeler …", "pas de souci", "c'est nul") blanked;
 2. cut into clauses at punctuation, at concessions ("mais", "sauf", "par contre", "but",
-   "except" …), at reasons ("vu que", "because") and at "et je …", "and never …";
+   "except" …), at reasons ("vu que", "because"), at "et je …", "and never …", after a bare
+   "oui"/"ok" between two topics ("pytorch oui kernel custom jamais") and before an elliptic
+   "jamais <verbe> <complément>" with no auxiliary before it ("j'utilise pytorch jamais écrit de noyau");
 3. each clause is affirmed or denied ("jamais", "pas encore", "n'ai … pas", "never",
    "not yet", "idk" …): the negation scopes over its own clause only. A topic with no predicate
    of its own ("mbarrier, TMA : jamais vu", "le coup de cudaDeviceSynchronize par contre je vois
-   pas trop") takes the polarity of the bare predicate right after it; what follows an
+   pas trop") takes the polarity of the bare predicate right after it ("warp, mbarrier, sync :
+   tout sauf TMA": "tout" affirms the list); what follows an
    exception is denied after an affirmed clause ("tout sauf TMA") and affirmed after a denied
    one ("jamais écrit de noyau, sauf mes noyaux Hopper"); a pronoun ("j'en ai jamais écrit")
-   stands for the topic of the clause before;
+   stands for the topic of the clause before; an option put as a question and turned down at
+   once is denied ("first useful kernel? nah, …"); a negation after "je sais pourquoi", "I know
+   why" belongs to what is known ("I know why you don't want cudaDeviceSynchronize …");
 4. affirmed clauses add their options' pattern weights, at half weight in a vague clause ("un
    peu de CUDA", "des trucs", "de nom") and, for prerequisite words, at half in a clause that
    says what the reader knows and not at all in one that says they only heard of it ("entendu
    parler de TMA", "TMA vaguement"); denied clauses add nothing for those patterns but apply
    the denial rules ("jamais touché un GPU" rules out the kernel levels and speaks for
    "programmer"); a denial in a clause about experience, not a wish ("jamais écrit de noyau",
-   not "sans coder"), is a stated fact: ``Reading.excludes``;
+   not "sans coder"), is a stated fact: ``Reading.excludes``; a level whose own words are denied
+   and never claimed is ruled out ("never used a GPU, not even through pytorch"), but the first
+   rung; a job title or a field is no claim, does not pick the rung a denial supports, and counts
+   half beside a rung with evidence of its own ("data scientist, numpy …" is "programmer");
 5. an option affirmed (1.5 or more of claim) and ruled out by another clause is a
    contradiction; two clauses whose facts cannot both be true are a clash, quoted in the
    reader's words (``Reading.clash``, see ``find_clash``): coding denied outright against a
@@ -32,7 +40,9 @@ How an answer is read (rules and vocabulary live in ``corpus/parcours.yaml``, ``
    Python") moves up to the highest level the answer otherwise supports;
 6. hedged, never settled: a hesitation ("je sais plus trop") with a runner-up, two options at
    once or a self-correction ("les deux", "enfin non"), nothing but a job title or a field
-   ("développeur", "data scientist", "l'IA"), a vague clause that speaks for another option
+   ("développeur", "data scientist", "l'IA"), a goal answer that names two goals or more with a
+   hesitation or as alternatives ("comprendre… ou coder… ou les LLM, je sais pas"; "ou" in the
+   reader's spelling, not "où"), a vague clause that speaks for another option
    than the best ("dev backend, et j'ai vaguement bidouillé des trucs sur GPU"), experience
    said to be long past above the first rung ("du CUDA il y a longtemps"). A wish in a level
    answer ("want to write CUDA kernels") is no level evidence; a denial in a relative clause
@@ -41,8 +51,12 @@ How an answer is read (rules and vocabulary live in ``corpus/parcours.yaml``, ``
 Prerequisites, safe by construction: known only when a clause affirms one plainly (the first
 person, a knowing or affirming predicate: "je connais TMA", "j'écris des noyaux avec TMA",
 "warp/mbarrier/tma ok", "the sync thing too"), with no negation, doubt, question mark or wish
-in its scope; not known when denied, doubted, partial or heard of, in the clause or by a
-first-person denial right after it ("…, je ne l'ai jamais compris"); otherwise (only named:
+in its scope, and every word of the clause in the reader's lexicon (``Rules.lexicon``: the
+guide's words, the everyday words, the words of the rules); not known when denied, doubted,
+partial or heard of ("jsp", "entendu le mot"), in the clause or by a
+first-person denial right after it ("…, je ne l'ai jamais compris"); asked when the clause, or a
+clause with no topic right after it, holds a word outside the lexicon ("c mal jsp", "ok
+mouais", "tkt"); otherwise (only named:
 "Hopper + TMA", "les mbarrier sont cachées par la bibliothèque") unsettled, and asked: a
 question too many costs less than a prerequisite wrongly taken as known. "tout sauf TMA"
 settles TMA only.
