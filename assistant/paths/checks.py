@@ -11,8 +11,8 @@ it supposes that the reader denies, or an answer that rules it out (``conflicts`
 again, between itself and the level the words allow; but a level the reader claimed in their
 own words that only the goal answer's stated fact rules out ("j'ai écrit plein de noyaux", then
 "mon tout premier noyau, j'en ai jamais fait") asks the goal again (``_goal_against_claim``). An
-option chosen again when asked about it stands: the reader's last word. ``resolve_clash`` reads the answer to a question about two
-facts. Limits: the two answers are compared with each other only, one pair of facts at a time.
+option chosen again when asked about it stands: the reader's last word. ``resolve_clash`` reads
+the answer to a question about two facts. Limits: the two answers are compared with each other only, one pair of facts at a time.
 """
 from __future__ import annotations
 

@@ -26,7 +26,8 @@ SPLIT = re.compile(
     # "presque jamais", "I have never", nor a bare "TMA jamais vu" (a list's predicate).
     r"(?<=\w )(?<!\bai )(?<!\ba )(?<!\bavons )(?<!\bavez )(?<!\bont )(?<!\bje )(?<!\bj'en )(?<!\bn'en )"
     r"(?<!\bpresque )(?<!\bquasi )(?<!\bquasiment )(?<!\bencore )(?<!\bou )(?<!\bet )(?<!\bhave )(?<!\bhas )"
-    r"(?<!\bhad )(?<!\bsans )(?<!\bwithout )(?<!\bplus )(?<!\bi )(?<!'ve )(?<!\balmost )(?<!\bor )(?<!\band )(?<!\bc'est )(?<!\bpas )(?<!\bne )"
+    r"(?<!\bhad )(?<!\bsans )(?<!\bwithout )(?<!\bplus )(?<!\bi )(?<!'ve )(?<!\balmost )(?<!\bor )(?<!\band )"
+    r"(?<!\bc'est )(?<!\bpas )(?<!\bne )"
     r"(?=(?:jamais|never) (?!de la vie|of my life)[\w']+ [\w'])|"
     # A relative clause ("ma direction qui n'y connaît rien"), but "ce qui m'intéresse".
     r"(?<=\w )(?<!\bce )(?=(?:qui|who)\b)|"
