@@ -296,7 +296,7 @@ def test_long_answers_with_negations_that_hold_together_are_recommended(dialogue
 
 @pytest.mark.parametrize("text,facts", [
     ("j'optimise des noyaux ; warp oui, mbarrier pas vraiment, TMA je crois, sync non",
-     {"warp": True, "mbarrier": False, "tma": False}),
+     {"warp": True, "mbarrier": False, "tma": False, "sync": False}),
     ("j'optimise des noyaux, je connais les warps mais les mbarriers, bof", {"warp": True, "mbarrier": False}),
     ("j'optimise des noyaux, TMA : j'ai lu un article dessus", {"tma": False}),
     ("j'optimise des noyaux, je maîtrise TMA... enfin, à peu près", {"tma": False}),

@@ -8,9 +8,11 @@ back to a question: a settled free answer whose words clash is read again and as
 against (``_goal_elsewhere``) is asked again;
 a level that the goal answer's first-person claims deny (``claimed_against``), a prerequisite
 it supposes that the reader denies, or an answer that rules it out (``conflicts``) is asked
-again, between itself and the level the words allow. An option chosen again when asked about
-it stands: the reader's last word. ``resolve_clash`` reads the answer to a question about two
-facts. Limits: the two answers are compared with each other only, one pair of facts at a time.
+again, between itself and the level the words allow; but a level the reader claimed in their
+own words that only the goal answer's stated fact rules out ("j'ai écrit plein de noyaux", then
+"mon tout premier noyau, j'en ai jamais fait") asks the goal again (``_goal_against_claim``). An
+option chosen again when asked about it stands: the reader's last word. ``resolve_clash`` reads
+the answer to a question about two facts. Limits: the two answers are compared with each other only, one pair of facts at a time.
 """
 from __future__ import annotations
 
@@ -101,6 +103,10 @@ def guard(dialogue: Dialogue, state: DialogueState) -> str:
     if not denied and not excluded and not claim:
         return ""
     level = state.get("level")
+    if excluded and not denied and not claim:
+        notice = _goal_against_claim(dialogue, state, level)
+        if notice:
+            return notice
     idx = next(i for i, a in enumerate(state.answers) if a[0] == "level")
     old = state.answers.pop(idx)
     ids = [o["id"] for o in dialogue.levels]
@@ -116,6 +122,27 @@ def guard(dialogue: Dialogue, state: DialogueState) -> str:
         names = {p["id"]: p["name"] for p in dialogue.data["paths"]["F"]["prerequisites"]}
         return LEVEL_VS_FACT.format(level=label, names=_join([names[p] for p in denied]))
     return LEVEL_VS_WORDS.format(level=label)
+
+
+def _goal_against_claim(dialogue: Dialogue, state: DialogueState, level: str) -> str:
+    """A level the reader claimed in their own words ("j'ai écrit plein de noyaux CUDA simples")
+    that only the goal answer's stated fact rules out ("mon tout premier noyau, j'en ai jamais
+    fait"): the goal answer is the odd one, so the goal is asked again, quoting the claim (on
+    paths_dev2 and paths_dev5 the level was asked again, 2 dialogues). A level picked by its
+    number has no words to weigh and is asked again as before."""
+    level_answer = next(a for a in state.answers if a[0] == "level")
+    goal_answer = next(a for a in state.answers if a[0] == "goal")
+    text = level_answer[3] if len(level_answer) > 3 and isinstance(level_answer[3], str) else ""
+    if not text or f"level:{level}" in level_answer[2] or not any(
+            k == f"level:{level}" and v is False for k, v in (goal_answer[2] if len(goal_answer) > 2 else {}).items()):
+        return ""
+    words = dict(dialogue.read("level", text).claims).get(level)
+    if not words:
+        return ""
+    goal = goal_answer[1]
+    ranked = [o for o, _ in dialogue.read("goal", goal_answer[3]).match.ranked] if len(goal_answer) > 3 else []
+    other = next((o for o in ranked if o != goal), next(g["id"] for g in dialogue.goals if g["id"] != goal))
+    return GOAL_VS_WORDS.format(goal=_ask_goal_again(dialogue, state, goal, other), words=words)
 
 
 def _goal_and_level_words(state: DialogueState) -> tuple[str, str]:

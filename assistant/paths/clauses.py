@@ -20,8 +20,20 @@ SPLIT = re.compile(
     r"([;!?()\n/]|[,:](?!\d)|\.(?=\s|$)|\s[-–—]\s|\b(?:mais|sauf|hormis|par contre|en revanche|cependant|pourtant|"
     r"toutefois|neanmoins|alors que|tandis que|but|except|however|though|although|whereas|apart from|"
     r"vu que|puisque|parce que|since|because)\b|"
+    # "j'utilise pytorch jamais écrit de noyau": "jamais"/"never" after a topic, with no
+    # auxiliary or subject before it and a complement after its verb, opens an elliptic denial of
+    # its own (on paths_dev5 it denied PyTorch too); not "je n'ai jamais", "j'en ai jamais",
+    # "presque jamais", "I have never", nor a bare "TMA jamais vu" (a list's predicate).
+    r"(?<=\w )(?<!\bai )(?<!\ba )(?<!\bavons )(?<!\bavez )(?<!\bont )(?<!\bje )(?<!\bj'en )(?<!\bn'en )"
+    r"(?<!\bpresque )(?<!\bquasi )(?<!\bquasiment )(?<!\bencore )(?<!\bou )(?<!\bet )(?<!\bhave )(?<!\bhas )"
+    r"(?<!\bhad )(?<!\bsans )(?<!\bwithout )(?<!\bplus )(?<!\bi )(?<!'ve )(?<!\balmost )(?<!\bor )(?<!\band )"
+    r"(?<!\bc'est )(?<!\bpas )(?<!\bne )"
+    r"(?=(?:jamais|never) (?!de la vie|of my life)[\w']+ [\w'])|"
     # A relative clause ("ma direction qui n'y connaît rien"), but "ce qui m'intéresse".
     r"(?<=\w )(?<!\bce )(?=(?:qui|who)\b)|"
+    # A bare "oui"/"ok" between two topics ends the first ("pytorch oui kernel custom jamais"): on
+    # paths_dev5 the denial after it was read over PyTorch too, and the level went to "programmer".
+    r"(?:(?<=\w oui)|(?<=\w ouais)|(?<=\w yes)|(?<=\w yep)|(?<=\w ok))(?= [\w'])|"
     r"\bet (?=(?:je|j'|on|nous|jamais|pas|rien|aucune?|par contre)\b)|\band (?=(?:i|i'\w+|never|not|no)\b)|"
     # A wish coordinated with a fact ("I code in C and want to write kernels").
     r"\band (?=(?:want|wanna|would like|hope|plan)\b)|"
@@ -46,7 +58,8 @@ _BARE = frozenset("""jamais pas non nan no never nope rien aucun aucune idee enc
     idem non plus either neither nor chinois chinese grec greek mystere mystery nouveau nouveaux nouvelle
     nouvelles new to unfamiliar du""".split())
 # A phrase that opens with "sans"/"without" (cut off by SPLIT) denies what follows.
-NEGATION = re.compile(r"^(?:sans|without)\b|\b(?:jamais|pas|aucune?|rien|ni|non|nan|nul|zero|never|idk|dunno|not|no|nothing|none|nope|nada|"
+NEGATION = re.compile(r"^(?:sans|without)\b|\b(?:jamais|pas|aucune?|rien|ni|non|nan|nah|nul|zero|never|idk|dunno|jsp|jsais pas|"
+                       r"chais pas|not|no|nothing|none|nope|nada|"
                        r"neither|nor|que dalle|inconnue?s?|unknown|unfamiliar|new to me|nouveaux? pour moi|"
                        r"nouvelles? pour moi|du chinois|chinese to me|no clue|aucune idee|no idea|j'ignore|hardly|"
                        r"yet to|pas encore|not yet|mystere|mystery|"
@@ -68,11 +81,26 @@ AFFIRM = re.compile(r"\b(?:oui|yes|yep|ouais|bien sur|of course|sure|je (?:sais|
 
 _SUBJECT = re.compile(r"(?:^|\b)(?:je|j'|tu|il|elle|on|nous|vous|ils|elles|i|i'm|i've|you|he|she|we|they|c'est)(?:\b|(?<=')|$)")
 _CONCESSION = re.compile(r"^(?:mais|par contre|en revanche|but|however)$")
-_FILLER = frozenset("les la le l' des du de d' et alors the a an and or ou puis aussi also".split())
+_FILLER = frozenset("les la le l' des du de d' un une et alors the a an and or ou puis aussi also".split())
+_REFUSAL = re.compile(r"(?:non|nan|nah|no|nope|pas du tout|pas vraiment|pas trop|not really|not at all|no way|"
+                      r"surtout pas|certainement pas|absolument pas|pas question|bof|meh)(?: merci| thanks)?")
 _OK = frozenset("ok okay oui yes yep sure fine".split())
 _WH = re.compile(r"^(?:et |and )?(?:pourquoi|why|how|comment|ce que|ce qu'|what|quand|when)\b")
+# "I know why you don't want cudaDeviceSynchronize between kernels": after a knowing verb and a
+# question word, a negation belongs to what is known, not to the knowing (on paths_dev5 the
+# sync prerequisite was read as denied); "je sais pas pourquoi" stays a denial.
+_KNOW_WH = re.compile(r"\b(?:je sais|je comprends|je vois|i know|i understand|i get|i see)(?: (?:tres bien|bien|tout a fait|"
+                      r"exactement|tres exactement|well|exactly|fully))? (?:ce )?(?:pourquoi|comment|qu'|que|why|how|what|"
+                      r"that)(?=\W|$)")
 # Words in a bare list item ("les mbarrier et TMA") that takes its verb from a neighbour.
 _LIST_ITEM = 4
+
+
+_WORD = re.compile(r"[a-z]+")
+# The words this module's grammar reads (its negations, knowing verbs, list words).
+GRAMMAR_WORDS = frozenset(w for pattern in (SPLIT, _EXCEPT, _ANY, NEGATION, _KNOWING, AFFIRM, _SUBJECT, _CONCESSION,
+                                            _WH, _REFUSAL, _KNOW_WH)
+                          for w in _WORD.findall(pattern.pattern)) | _BARE | _FILLER | _OK
 
 
 @dataclass(frozen=True)
@@ -89,7 +117,8 @@ class Clause:
 class Rules:
     """The ``reading`` block of parcours.yaml, compiled once."""
 
-    def __init__(self, data: dict, options: list[dict] = (), ordinary: frozenset[str] = frozenset()) -> None:
+    def __init__(self, data: dict, options: list[dict] = (), ordinary: frozenset[str] = frozenset(),
+                 lexicon: frozenset[str] = frozenset()) -> None:
         # The spelling vocabulary: the listed words plus every plain word of five letters or
         # more that the options' patterns spell out ("traitement", "simulation", …).
         spelled = {w for o in options for p in o.get("patterns", []) + o.get("when_denied", [])
@@ -125,6 +154,29 @@ class Rules:
         self.prerequisites = {k: re.compile(v) for k, v in data.get("prerequisites", {}).items()}
         self.level_needs = {k: list(v) for k, v in data.get("level_needs", {}).items()}
         self.level_denies = {k: list(v) for k, v in data.get("level_denies", {}).items()}
+        # Every word the reader knows: ``lexicon`` (the guide's words, the everyday words), the
+        # words the rules themselves spell out and those of this module's grammar. A clause that
+        # holds any other word ("jsp", "mouais", a hedge nobody listed) is not read as affirming.
+        self.lexicon = frozenset(lexicon) | self.vocabulary | self.known_words | GRAMMAR_WORDS | \
+            frozenset(_words_of(data)) | frozenset(_words_of([dict(o, examples=[]) for o in options])) | \
+            frozenset(w for pair in self.aliases.items() for v in pair for w in _WORD.findall(str(v)))
+
+
+def _words_of(value) -> list[str]:
+    """The plain words of the strings of a YAML block (its patterns, labels, lists)."""
+    if isinstance(value, str):
+        return _WORD.findall(value)
+    if isinstance(value, dict):
+        return [w for k, v in value.items() for w in _words_of(k) + _words_of(v)]
+    if isinstance(value, (list, tuple)):
+        return [w for v in value for w in _words_of(v)]
+    return []
+
+
+def unknown_words(text: str, rules: Rules) -> list[str]:
+    """The words of a cleaned clause that the reader's lexicon does not hold; one letter and
+    numbers are left out ("c", "g", "2": abbreviations the aliases and spelling pass read)."""
+    return [w for w in _WORD.findall(text) if len(w) > 1 and w not in rules.lexicon]
 
 
 def clean(text: str, rules: Rules) -> str:
@@ -159,12 +211,16 @@ def clauses(text: str, rules: Rules, topics: list[re.Pattern]) -> list[Clause]:
             carry = None
         slash_only = False
         fresh = False
-        neg = bool(NEGATION.search(part))
+        neg = _negative(part)
         knowing = bool(_KNOWING.search(part))
         if not any(t.search(part) for t in topics):
             # Only a bare predicate ("jamais vu", "je connais pas", "oui") lends its polarity to
             # the list before it; "pas l'entraînement" speaks of something else.
             bare = knowing or AFFIRM.search(part) or (neg and all(w in _BARE for w in re.findall(r"[\w']+", part)))
+            # "warp, mbarrier, sync : tout sauf TMA": "tout" before an exception affirms the list
+            # before it (on paths_dev5 the three were left unsettled and read as a clash).
+            if _ANY.fullmatch(part) and _EXCEPT.match(sep) and not neg:
+                bare, knowing = True, True
             carry = (neg, knowing, bool(rules.vague.search(part) or rules.partial.search(part))) if bare else None
             fresh = carry is not None
         elif carry is not None and not neg and (_content_words(part) <= _LIST_ITEM or subjectless) and \
@@ -203,7 +259,18 @@ def clauses(text: str, rules: Rules, topics: list[re.Pattern]) -> list[Clause]:
             out[i] = Clause(c.text, negative, knowing, c.weak, exception=True, asked=c.asked)
             continue
         out[i] = Clause(c.text, negative, knowing, c.weak, asked=c.asked)
+    # "first useful kernel? nah, I want …": an option put as a question and turned down at once
+    # is denied (on paths_dev5 it was read as a second wish and the goal asked again).
+    for i in range(len(out) - 1):
+        if out[i].asked and not out[i].negative and _REFUSAL.fullmatch(out[i + 1].text):
+            c = out[i]
+            out[i] = Clause(c.text, True, c.knowing, c.weak, c.exception, asked=False)
     return out
+
+
+def _negative(part: str) -> bool:
+    m = _KNOW_WH.search(part)
+    return bool(NEGATION.search(part[:m.start()] if m else part))
 
 
 def _content_words(text: str) -> int:

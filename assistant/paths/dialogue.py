@@ -26,7 +26,8 @@ comprendre sans coder", then "écrire mon premier noyau"), a first-person claim 
 denies, a prerequisite one answer affirms and another denies: ``DialogueState.contested``,
 asked); a level is checked against the prerequisites it supposes ("5", then "TMA jamais vu",
 or "non" to the TMA question) and against answers that rule it out ("3", then "je n'ai jamais
-écrit de kernel"). Such a level or goal is asked again; chosen again, it stands (the reader's
+écrit de kernel"; when the level was claimed in the reader's own words, the goal answer that
+rules it out is the one asked again). Such a level or goal is asked again; chosen again, it stands (the reader's
 last word).
 
 The data (questions, options, reading rules, the six paths with their chapters, hours, exit
@@ -101,7 +102,8 @@ class PathDialogue:
         self.chapters = {c["id"]: c for c in plan["chapters"]}
         self.levels = self.data["levels"]["options"]
         self.goals = self.data["goals"]["options"]
-        self.rules = Rules(self.data["reading"], self.levels + self.goals, _ordinary_words(self.corpus_dir))
+        self.rules = Rules(self.data["reading"], self.levels + self.goals, _ordinary_words(self.corpus_dir),
+                           _guide_words(self.corpus_dir))
         self._goal_by_letter = {g["path"]: g["id"] for g in self.goals}
         self._prototypes: dict[str, PrototypeMatcher] = {}
 
@@ -459,6 +461,15 @@ def _ordinary_words(corpus_dir: Path) -> frozenset[str]:
         for text in (yaml.safe_load(_GENERAL_WORDS.read_text(encoding="utf-8")) or {}).values():
             words.update(re.findall(r"[a-z]{5,}", normalise(str(text))))
     return frozenset(words)
+
+
+def _guide_words(corpus_dir: Path) -> frozenset[str]:
+    """Every plain word of the guide's chapters and of the everyday words, whatever its length,
+    folded: the lexicon a prerequisite's clause must stay within to be read as affirming."""
+    texts = [path.read_text(encoding="utf-8") for path in sorted(Path(corpus_dir).glob("*/*.md"))]
+    if _GENERAL_WORDS.exists():
+        texts += [str(t) for t in (yaml.safe_load(_GENERAL_WORDS.read_text(encoding="utf-8")) or {}).values()]
+    return frozenset(w for text in texts for w in re.findall(r"[a-z]+", normalise(text)))
 
 
 def load_paths(corpus_dir: Path | str) -> dict:

@@ -9,21 +9,29 @@ How an answer is read (rules and vocabulary live in ``corpus/parcours.yaml``, ``
    (``assistant.paths.spelling``), filler phrases that look negative but are not ("rien de plus",
    "il ne faut pas appeler …", "pas de souci", "c'est nul") blanked;
 2. cut into clauses at punctuation, at concessions ("mais", "sauf", "par contre", "but",
-   "except" …), at reasons ("vu que", "because") and at "et je …", "and never …";
+   "except" …), at reasons ("vu que", "because"), at "et je …", "and never …", after a bare
+   "oui"/"ok" between two topics ("pytorch oui kernel custom jamais") and before an elliptic
+   "jamais <verbe> <complément>" with no auxiliary before it ("j'utilise pytorch jamais écrit de noyau");
 3. each clause is affirmed or denied ("jamais", "pas encore", "n'ai … pas", "never",
    "not yet", "idk" …): the negation scopes over its own clause only. A topic with no predicate
    of its own ("mbarrier, TMA : jamais vu", "le coup de cudaDeviceSynchronize par contre je vois
-   pas trop") takes the polarity of the bare predicate right after it; what follows an
+   pas trop") takes the polarity of the bare predicate right after it ("warp, mbarrier, sync :
+   tout sauf TMA": "tout" affirms the list); what follows an
    exception is denied after an affirmed clause ("tout sauf TMA") and affirmed after a denied
    one ("jamais écrit de noyau, sauf mes noyaux Hopper"); a pronoun ("j'en ai jamais écrit")
-   stands for the topic of the clause before;
+   stands for the topic of the clause before; an option put as a question and turned down at
+   once is denied ("first useful kernel? nah, …"); a negation after "je sais pourquoi", "I know
+   why" belongs to what is known ("I know why you don't want cudaDeviceSynchronize …");
 4. affirmed clauses add their options' pattern weights, at half weight in a vague clause ("un
    peu de CUDA", "des trucs", "de nom") and, for prerequisite words, at half in a clause that
    says what the reader knows and not at all in one that says they only heard of it ("entendu
    parler de TMA", "TMA vaguement"); denied clauses add nothing for those patterns but apply
    the denial rules ("jamais touché un GPU" rules out the kernel levels and speaks for
    "programmer"); a denial in a clause about experience, not a wish ("jamais écrit de noyau",
-   not "sans coder"), is a stated fact: ``Reading.excludes``;
+   not "sans coder"), is a stated fact: ``Reading.excludes``; a level whose own words are denied
+   and never claimed is ruled out ("never used a GPU, not even through pytorch"), but the first
+   rung; a job title or a field is no claim, does not pick the rung a denial supports, and counts
+   half beside a rung with evidence of its own ("data scientist, numpy …" is "programmer");
 5. an option affirmed (1.5 or more of claim) and ruled out by another clause is a
    contradiction; two clauses whose facts cannot both be true are a clash, quoted in the
    reader's words (``Reading.clash``, see ``find_clash``): coding denied outright against a
@@ -32,7 +40,9 @@ How an answer is read (rules and vocabulary live in ``corpus/parcours.yaml``, ``
    Python") moves up to the highest level the answer otherwise supports;
 6. hedged, never settled: a hesitation ("je sais plus trop") with a runner-up, two options at
    once or a self-correction ("les deux", "enfin non"), nothing but a job title or a field
-   ("développeur", "data scientist", "l'IA"), a vague clause that speaks for another option
+   ("développeur", "data scientist", "l'IA"), a goal answer that names two goals or more with a
+   hesitation or as alternatives ("comprendre… ou coder… ou les LLM, je sais pas"; "ou" in the
+   reader's spelling, not "où"), a vague clause that speaks for another option
    than the best ("dev backend, et j'ai vaguement bidouillé des trucs sur GPU"), experience
    said to be long past above the first rung ("du CUDA il y a longtemps"). A wish in a level
    answer ("want to write CUDA kernels") is no level evidence; a denial in a relative clause
@@ -41,8 +51,12 @@ How an answer is read (rules and vocabulary live in ``corpus/parcours.yaml``, ``
 Prerequisites, safe by construction: known only when a clause affirms one plainly (the first
 person, a knowing or affirming predicate: "je connais TMA", "j'écris des noyaux avec TMA",
 "warp/mbarrier/tma ok", "the sync thing too"), with no negation, doubt, question mark or wish
-in its scope; not known when denied, doubted, partial or heard of, in the clause or by a
-first-person denial right after it ("…, je ne l'ai jamais compris"); otherwise (only named:
+in its scope, and every word of the clause in the reader's lexicon (``Rules.lexicon``: the
+guide's words, the everyday words, the words of the rules); not known when denied, doubted,
+partial or heard of ("jsp", "entendu le mot"), in the clause or by a
+first-person denial right after it ("…, je ne l'ai jamais compris"); asked when the clause, or a
+clause with no topic right after it, holds a word outside the lexicon ("c mal jsp", "ok
+mouais", "tkt"); otherwise (only named:
 "Hopper + TMA", "les mbarrier sont cachées par la bibliothèque") unsettled, and asked: a
 question too many costs less than a prerequisite wrongly taken as known. "tout sauf TMA"
 settles TMA only.
@@ -58,7 +72,8 @@ from dataclasses import dataclass, field
 
 from assistant.paths.choice import Match
 from assistant.paths.clash import CLAIM_MIN, claims_of, find_clash
-from assistant.paths.clauses import AFFIRM, SPLIT, Clause, Rules, beginner_in, clauses, clean, consume_negation, self_negating
+from assistant.paths.clauses import (AFFIRM, SPLIT, Clause, Rules, beginner_in, clauses, clean, consume_negation,
+                                    self_negating, unknown_words)
 from assistant.paths.quotes import source_span
 
 # Own evidence a higher level needs before a lower level's background moves up to it: one
@@ -81,11 +96,22 @@ _DOING = re.compile(r"\b(?:ecri\w*|j'ecris|utilis\w*|j'utilise|uses?|used|using|
                     r"implement\w*|fais|fait|did|done|travaill\w*|bosse\w*|work\w*|maintien\w*|maintain\w*|"
                     r"develop\w*|build\w*|built|optimi[sz]\w*|manipul\w*|deploy\w*|deploie\w*|tous les jours|daily|"
                     r"every day)\b")
+_OR = re.compile(r"\b(?:ou|or)\b")
 _ALSO = re.compile(r"\b(?:aussi|egalement|pareil|idem|too|also|as well)\b")
 _THE_REST = re.compile(r"\b(?:reste|rest|autres?|others?|everything else)\b")
 # A predicate that says a thing is known, beside the knowing verbs ("warps sure, TMA: all fine").
 _AFFIRMED = re.compile(r"\b(?:fine|good|clear|clair\w*|solide|solid|nickel|easy|facile|no problem|maitris\w*|"
                        r"master\w*|got it|a l'aise|comfortable|confortable|evidemment|obviously|naturellement|naturally)\b")
+
+# The words this module's own patterns read ("nickel", "solide", "daily").
+_OWN_WORDS = frozenset(w for pattern in (_FIRST_PERSON, _INTERJECTION, _PRONOUN, _RELATIVE, _THAT, _WISH_VERB, _DOING,
+                                         _ALSO, _THE_REST, _AFFIRMED, _OR)
+                       for w in re.findall(r"[a-z]+", pattern.pattern))
+
+
+def _strange(text: str, rules: Rules) -> bool:
+    """A word in the clause that neither the guide, the everyday words nor the rules know."""
+    return any(w not in _OWN_WORDS for w in unknown_words(text, rules))
 
 
 def _known(clause: Clause, doubted: bool, rules: Rules) -> bool | None:
@@ -99,6 +125,11 @@ def _known(clause: Clause, doubted: bool, rules: Rules) -> bool | None:
     6 confident recommendations that contradicted the reader."""
     if clause.negative or doubted:
         return False
+    if _strange(clause.text, rules):
+        # A word the reader does not know may hedge or deny ("c mal jsp", "mouais"): the
+        # prerequisite is asked, never taken as known (paths_dev5: 1 of its 3 confident
+        # recommendations that contradicted the reader).
+        return None
     if rules.wish.search(clause.text) or clause.asked or rules.not_yet.search(clause.text):
         return None
     if clause.knowing or AFFIRM.search(clause.text) or _AFFIRMED.search(clause.text):
@@ -161,6 +192,10 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
     denied_after = {id(said[k]) for k in range(len(said) - 1) if said[k + 1].negative and
                     _FIRST_PERSON.search(said[k + 1].text) and
                     not any(t.search(said[k + 1].text) for t in topics) and not _THE_REST.search(said[k + 1].text)}
+    # "mbarrier ok chepa": a clause with no topic of its own and a word the reader does not know
+    # may take back what the clause before affirms; that clause's prerequisites are asked.
+    murky = {id(said[k]) for k in range(len(said) - 1) if not any(t.search(said[k + 1].text) for t in topics) and
+             _strange(said[k + 1].text, rules)}
     levels = any(o in rules.ladder for o in ids)
     previous_negative = True
     last_known = clause_known = None      # what the clause before said of its prerequisites
@@ -211,15 +246,21 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
                     continue
                 if pattern.search(seen) and (not clause.negative or self_negating(pattern, clause.text)):
                     understood = True
-                    # "je connais TMA" is weaker than "j'écris des noyaux avec TMA", and a
+                    # "je connais TMA" is no evidence of "j'écris des noyaux avec TMA", and a
                     # pattern counts once per answer, at its strongest.
                     # "je sais pourquoi cudaDeviceSynchronize entre deux noyaux est mauvais" states a
                     # prerequisite, it claims no level: it cannot make a contradiction.
                     full = not ("fact" in kind and clause.knowing) and not vague and not partial
-                    is_claim = full and not (names_prerequisite and clause.knowing)
+                    # A job title or a field ("data scientist") says what the reader is, not
+                    # what they use: no claim (paths_dev3/5: "data scientist, numpy …, no GPU
+                    # programming" was lifted to PyTorch by the title alone).
+                    is_claim = full and not (names_prerequisite and clause.knowing) and "title" not in kind
                     # Heard of, partly known ("entendu parler de TMA", "TMA vaguement"): no
                     # evidence of writing such kernels at all.
-                    value = 0.0 if unsure and "fact" in kind else weight if full else weight / 2
+                    # Knowing what TMA is says nothing of writing Hopper kernels ("je sais ce
+                    # qu'est une mbarrier et une copie TMA": paths_dev3 read an optimiser as
+                    # Hopper at half weight, and asked).
+                    value = 0.0 if (unsure or clause.knowing) and "fact" in kind else weight if full else weight / 2
                     best = hits.get((oid, n), (0.0, False))
                     hits[(oid, n)] = max(best, (value, is_claim))
         if vague and not clause.negative and not names_prerequisite:
@@ -266,6 +307,7 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
             if pattern.search(clause.text):
                 understood = True
                 known = _known(clause, unsure or id(raw) in denied_after, rules)
+                known = None if known and id(raw) in murky else known
                 if known is None and _ALSO.search(clause.text):
                     known = last_known      # "mbarriers fine; the sync thing too": as the clause before
                 clause_known = known if clause_known is None else clause_known and known
@@ -273,9 +315,11 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
                     facts[pid] = False
                 elif known:
                     facts[pid] = True
+    plain = dict.fromkeys(ids, 0.0)      # evidence but job titles and fields
     for (oid, n), (value, is_claim) in hits.items():
         (up if "up" in compiled[oid][n][2] else own)[oid] += value
         claimed[oid] += value if is_claim else 0.0
+        plain[oid] += 0.0 if "title" in compiled[oid][n][2] else value
     supported: set[str] = set()
     for targets, w in shared:
         if targets:
@@ -283,13 +327,21 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
             # up to it anyway ("je code en Python, j'entraîne des modèles PyTorch, jamais écrit de
             # CUDA"; on paths_dev4 it went to "programmer" and the answer was asked for nothing).
             # With no evidence either way, the first ("je programme, rien sur GPU").
-            target = max(targets, key=lambda t: (own[t] + up[t], targets.index(t) if own[t] + up[t] > 0
-                                                 else -targets.index(t)))
+            # A title alone does not pick the rung ("data scientist, numpy …, no GPU programming":
+            # paths_dev3 sent it to PyTorch).
+            target = max(targets, key=lambda t: (plain[t], own[t] + up[t],
+                                                 targets.index(t) if own[t] + up[t] > 0 else -targets.index(t)))
             own[target] += w
             supported.add(target)
     if not any(o in rules.ladder for o in ids):
         # Goals: "accélérer PyTorch, mais je ne veux plus jamais toucher à PyTorch".
         ruled_out.update(o for o in ids if denied[o] >= 1.5)
+    else:
+        # Levels: a level whose own words are denied and never claimed ("never used a GPU, not
+        # even through pytorch"): on paths_dev5 the denied PyTorch still took the background's
+        # weight and the answer was asked between PyTorch and "programmer".
+        # Not the first rung, which supposes nothing ("not a programmer really, I'm a PM").
+        ruled_out.update(o for o in ids if denied[o] >= 1.5 and claimed[o] < CLAIM_MIN and o != rules.ladder[0])
     contradiction = tuple(o for o in ids if o in ruled_out and claimed[o] >= CLAIM_MIN)
     allowed = [o for o in ids if o not in ruled_out]
     scores = {o: own[o] + up[o] for o in allowed}
@@ -299,6 +351,13 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
         if higher and up[low]:
             scores[higher[-1]] += up[low]
             scores[low] -= up[low]
+    if levels and any(plain[o] > 0 for o in scores):
+        # A rung that only a title or a field speaks for ("data scientist" for PyTorch) counts
+        # half beside a rung with evidence of its own ("numpy and pandas all day, no GPU
+        # programming at all": paths_dev3 asked between the two).
+        for o in scores:
+            if plain[o] == 0 and o not in supported:
+                scores[o] /= 2
     if contradiction:
         best_allowed = max(allowed, key=lambda o: scores[o], default=None)
         pair = [best_allowed] if best_allowed and scores[best_allowed] > 0 else []
@@ -321,6 +380,13 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
     # vaguement bidouillé des trucs sur GPU"): the answer is not clear.
     elsewhere = bool(ranked) and any(p and ranked[0][0] not in p for p in vague_points)
     hedged = hedged or title_only or elsewhere
+    if not levels:
+        # A goal answer that names two goals or more, whatever their polarity, with a hesitation
+        # or as alternatives ("comprendre… ou coder… ou les LLM, je sais pas"): the goal is asked
+        # again (paths_dev5: recommended on the first one named).
+        named = {o for o, pats in compiled.items() if any(p.search(cleaned) for p, _, _ in pats)}
+        # "or"/"ou" in the reader's own spelling: folded, "où" ("comprendre où part le temps") would read as one.
+        hedged = hedged or len(named) >= 2 and bool(rules.hedges.search(cleaned) or _OR.search(text.lower()))
     if top <= 0:
         match = Match(None, 0.0, ranked)
     else:

@@ -1,20 +1,21 @@
 """Read an answer to a yes/no question (a path-F prerequisite): yes, no, or neither.
 
 ``read_yes_no(text, rules)`` returns True, False or None. "Partly" answers, knowing the name,
-hesitations and learning or struggling ("je l'apprends", "I struggle with it") count as no
-(the reading-path page sends a reader who lacks a prerequisite to CUDA moderne first); a bare
-question back ("oui ?") is None, so the question is asked again. Limits: French and English words only.
+hesitations and learning or struggling ("je l'apprends", "I struggle with it")
+count as no (the reading-path page sends a reader who lacks a prerequisite to CUDA moderne
+first); a bare question back ("oui ?"), "mouais", or a yes with a word the reader's lexicon does
+not hold ("ouais tkt") is None, so the question is asked again. Limits: French and English words only.
 """
 from __future__ import annotations
 
 import re
 
-from assistant.paths.clauses import AFFIRM, NEGATION, Rules, clean
+from assistant.paths.clauses import AFFIRM, NEGATION, Rules, clean, unknown_words
 
 _YES_WORDS = {"oui", "yes", "yep", "yup", "yeah", "ouais", "o", "y", "absolument", "absolutely", "evidemment",
               "certainement", "certainly", "sure", "definitely", "definitivement", "carrement", "grave", "ofc",
               "obviously", "si", "bah", "ben", "bien", "exactement", "exactly", "parfaitement", "affirmatif",
-              "correct", "yess", "yas", "mouais", "naturellement", "of", "ok", "okay"}
+              "correct", "yess", "yas", "naturellement", "of", "ok", "okay"}
 _NO_WORDS = {"non", "no", "nope", "nan", "bof", "idk", "dunno", "na", "n", "jamais", "never", "pas", "nah", "negatif", "nein", "aucune",
              "aucun", "rien", "not", "nada", "niet"}
 # Knowing the name is not knowing the thing: "j'en ai entendu parler", "c'est quoi ?".
@@ -29,6 +30,9 @@ _THINK_YES = re.compile(r"\b(?:je (?:crois|pense) que oui|i think so|i believe s
 _YES_ELSE = re.compile(r"\b(?:tout a fait|bien sur|of course|i think so|je pense|je crois|probably|probablement|"
                        r"j'en ai (?:deja )?(?:utilise|ecrit|fait)|i do|i have|i've used|used (?:it|them)|utilise|"
                        r"connu|known)\b")
+
+_OWN_WORDS = frozenset(_YES_WORDS | _NO_WORDS) | frozenset(
+    w for pattern in (_HEARD_OF, _ME, _OTHER, _THINK_YES, _YES_ELSE) for w in re.findall(r"[a-z]+", pattern.pattern))
 
 
 def read_yes_no(text: str, rules: Rules) -> bool | None:
@@ -53,11 +57,22 @@ def read_yes_no(text: str, rules: Rules) -> bool | None:
     partial = bool(rules.partial.search(cleaned))
     if words[0] in _YES_WORDS and not (words[0] in {"bah", "ben", "bien", "of"} and len(words) == 1):
         # "of course not", "bien sûr que non", "oui mais pas vraiment": the denial wins.
-        return not partial and not NEGATION.search(" ".join(words[1:]))
+        if partial or NEGATION.search(" ".join(words[1:])):
+            return False
+        # "ouais tkt", "oui jcrois": a word nobody taught the reader may take the yes back; the
+        # question is asked again rather than the prerequisite taken as known.
+        return None if _strange(cleaned, rules) else True
     if words[0] in _NO_WORDS:
         return False
     if NEGATION.search(cleaned) or partial or rules.hedges.search(cleaned):
         return False
     if AFFIRM.search(cleaned) or _YES_ELSE.search(cleaned):
-        return True
+        return None if _strange(cleaned, rules) else True
     return None
+
+
+def _strange(cleaned: str, rules: Rules) -> bool:
+    """A word of the yes itself (up to the first punctuation; "yes, it stalls the host" explains
+    after it) that the reader's lexicon does not hold ("ouais tkt", "yep lol")."""
+    head = re.split(r"[,;:.!?()]| - ", cleaned, maxsplit=1)[0]
+    return any(w not in _OWN_WORDS for w in unknown_words(head, rules))

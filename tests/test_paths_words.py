@@ -1,0 +1,108 @@
+"""Words the reader does not know, hedges and terse answers: a prerequisite is known only from a
+plain affirmation in words the reader knows, and a recommendation only from two confident
+answers. Sentences here are written for the tests, not taken from the evaluation sets."""
+from __future__ import annotations
+
+import pytest
+
+from assistant.paths.yesno import read_yes_no
+from paths_steps import dialogue, run_turns  # noqa: F401 (dialogue: a fixture)
+
+PRE = {"warp", "mbarrier", "tma", "sync"}
+
+
+def _facts(dialogue, text):
+    return {k: v for k, v in dialogue.read("level", text).facts.items() if k in PRE}
+
+
+@pytest.mark.parametrize("text,facts", [
+    # A word outside the reader's lexicon, in the clause or just after it: asked, not known.
+    ("je code en Go, la TMA je connais tkt", {}),
+    ("mbarrier ok chepa", {}),
+    # The same words without it: known.
+    ("je code en Go, la TMA je connais", {"tma": True}),
+    ("mbarrier ok", {"mbarrier": True}),
+    # "jsp" (je sais pas) denies.
+    ("j'optimise des noyaux, je sais ce qu'est un warp, la synchro entre deux kernels jsp",
+     {"warp": True, "sync": False}),
+    # "tout"/"everything" before an exception affirms the list before it.
+    ("j'optimise des noyaux. warps, TMA, device sync: everything except mbarriers",
+     {"warp": True, "tma": True, "sync": True, "mbarrier": False}),
+    # A negation after "I know why" is what is known; "je sais pas pourquoi" denies.
+    ("hopper kernels, I get why people don't like cudaDeviceSynchronize between kernels", {"sync": True}),
+    ("j'écris des noyaux hopper, je sais pas pourquoi cudaDeviceSynchronize entre deux noyaux est mauvais",
+     {"sync": False}),
+])
+def test_a_prerequisite_is_known_only_in_plain_words_the_reader_knows(dialogue, text, facts):
+    assert _facts(dialogue, text) == facts
+
+
+def test_a_prerequisite_said_with_an_unknown_word_is_asked(dialogue):
+    _, display = run_turns(dialogue, "j'écris des noyaux Hopper, warps ok, TMA ok, mbarrier ok tkt, sync ok",
+                           "les megakernels")
+    assert display.kind == "prerequisite" and display.topic == "pre:mbarrier"
+
+
+@pytest.mark.parametrize("text,level", [
+    ("tensorflow oui noyau cuda jamais", "pytorch"),               # a bare yes ends its clause
+    ("j'entraîne des modèles keras jamais touché un kernel", "pytorch"),   # an elliptic denial
+    ("Java all day, no GPU, not even via tensorflow", "programmer"),      # the level's own words denied
+    ("data analyst, R and SQL every day, nothing on GPUs", "programmer"),  # a title is no claim
+])
+def test_terse_and_denied_level_answers(dialogue, text, level):
+    match = dialogue.read("level", text).match
+    assert match.option == level and match.sure
+
+
+@pytest.mark.parametrize("goal", [
+    "rendre PyTorch plus rapide ou écrire mon premier noyau",
+    "calcul scientifique ou inférence, je sais pas",
+])
+def test_a_goal_answer_that_hesitates_between_goals_is_asked_again(dialogue, goal):
+    state, display = run_turns(dialogue, "je code en Go, jamais de GPU", goal)
+    assert display.kind in ("clarification", "question") and display.topic == "goal"
+    assert state.get("goal") is None
+
+
+def test_where_is_not_or(dialogue):
+    match = dialogue.read("goal", "comprendre où part le temps dans l'inférence des LLM").match
+    assert match.option == "inference-llm" and not dialogue.read("goal", "comprendre où part le temps dans "
+                                                                          "l'inférence des LLM").hedged
+
+
+def test_an_option_asked_and_turned_down_is_denied(dialogue):
+    match = dialogue.read("goal", "understand GPUs? no, I want to write my first kernel").match
+    assert match.option == "premier-noyau" and match.sure
+
+
+@pytest.mark.parametrize("text,known", [
+    ("ouais tkt", None), ("mouais", None), ("yep lol", None),
+    ("yes, it stalls the host", True), ("oui", True), ("jsp", False),
+])
+def test_a_yes_with_a_word_the_reader_does_not_know_is_asked_again(dialogue, text, known):
+    assert read_yes_no(text, dialogue.rules) is known
+
+
+def test_an_unclear_yes_asks_the_same_prerequisite_again(dialogue):
+    state, display = run_turns(dialogue, "j'écris des noyaux Hopper avec TMA", "les megakernels")
+    assert display.kind == "prerequisite"
+    topic = display.topic
+    state, display = dialogue.step(state, "ouais tkt")
+    assert display.kind == "prerequisite" and display.topic == topic and display.notice
+
+
+def test_a_goal_that_denies_the_level_claimed_in_words_is_asked_again(dialogue):
+    # The level answer claims kernels in the reader's words; the goal answer says none were
+    # ever written: the goal is the odd one, asked again with the claim quoted.
+    state, display = run_turns(dialogue, "j'ai codé des petits kernels CUDA en TP, des additions de vecteurs",
+                               "écrire un premier noyau, je n'en ai encore jamais écrit")
+    assert display.kind == "clarification" and display.topic == "goal"
+    assert state.get("level") == "cuda-simple" and "ne vont pas" in display.notice
+    # Chosen again, the goal stands: the reader's last word.
+    state, display = dialogue.step(state, "premier-noyau")
+    assert display.kind == "recommendation" and display.recommendation["path"] == "B"
+
+
+def test_a_level_picked_by_number_and_denied_by_the_goal_answer_is_asked_again(dialogue):
+    _, display = run_turns(dialogue, "3", "écrire un premier noyau, je n'en ai encore jamais écrit")
+    assert display.kind == "clarification" and display.topic == "level"
