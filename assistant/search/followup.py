@@ -16,9 +16,10 @@ shares that word. Four rankings are fused by reciprocal rank, as in
 - the same words searched inside each of the first ``INSIDE`` chapters the previous answer
   cited: where the previous chapter says something about the new words (the Blackwell
   paragraph of the wgmma chapter), that passage comes up;
-- a bonus for every passage of a chapter the previous answer cited: on the labelled dev
-  follow-ups resolved by rule (172, the second half of ``answers_followups_dev4.yaml`` set
-  aside), 164 have their gold chapter among the previous answer's chapters.
+- a bonus for every passage of a chapter the previous answer cited, larger for the chapter
+  it cited first: on the labelled dev follow-ups resolved by rule (172, the second half of
+  ``answers_followups_dev4.yaml`` set aside), 164 have their gold chapter among the previous
+  answer's chapters.
 
 A follow-up with no content term of its own (« pourquoi ? ») is not searched alone.
 Limits: one turn back; a follow-up that moves to a chapter the previous answer did not cite
@@ -37,10 +38,13 @@ INSIDE = 2         # previous chapters searched with the follow-up's own words
 INSIDE_K = 2       # passages kept from each of them
 # (own search, joined search, previous answer's chapters, own words inside those chapters).
 # Chosen on the 263 dev conversations less the second half of answers_followups_dev4.yaml
-# (228): gold chapter cited 218 before, 223 with these; 221 to 223 for own 0.4-0.5, bonus
-# 0.2-0.4, inside 0.25-0.5; 217 with the inside search weighted 1 and the bonus 0.8, 219 with
+# (228): gold chapter cited 218 before, 224 with these; 221 to 224 for own 0.4-0.5, bonus
+# 0.2-0.45, inside 0.25-0.5; 217 with the inside search weighted 1 and the bonus 0.8, 219 with
 # no bonus. The half set aside: 34 of 35 before and after.
 WEIGHTS = (0.5, 1.0, 0.3, 0.5)
+# the bonus of the n-th chapter the previous answer cited is divided by 1 + DECAY * n: the
+# first one is the answer's main source (223 of 228 with the same bonus for all, 224 with 1)
+DECAY = 1.0
 
 
 def followup_hits(retriever, own: str, previous_chapters: Sequence[str], context_hits: Sequence,
@@ -59,9 +63,9 @@ def followup_hits(retriever, own: str, previous_chapters: Sequence[str], context
         for rank, hit in enumerate(ranked):
             pool.setdefault(hit.chunk_id, hit)
             fused[hit.chunk_id] = fused.get(hit.chunk_id, 0.0) + weight / (RRF_K + rank + 1)
-    cited = set(previous_chapters)
+    cited = {chapter: n for n, chapter in enumerate(dict.fromkeys(previous_chapters))}
     for chunk_id, hit in pool.items():
         if hit.chapter_id in cited:
-            fused[chunk_id] += w_prior / (RRF_K + 1)
+            fused[chunk_id] += w_prior / (RRF_K + 1) / (1 + DECAY * cited[hit.chapter_id])
     order = sorted(fused, key=lambda chunk_id: -fused[chunk_id])[:k]
     return [pool[chunk_id] for chunk_id in order]

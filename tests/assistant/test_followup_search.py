@@ -69,6 +69,12 @@ def test_the_previous_answers_chapter_outranks_a_chapter_that_only_shares_a_word
     assert top[0].chapter_id == TRANSPOSE
 
 
+def test_the_chapter_the_previous_answer_cited_first_gets_the_larger_bonus(runs_retriever):
+    context = _chapter_hits(runs_retriever, WARPS)[:1] + _chapter_hits(runs_retriever, TRANSPOSE)[:1]
+    assert followup_hits(runs_retriever, "pourquoi ?", [TRANSPOSE, WARPS], context, "fr", None, 2)[0].chapter_id == TRANSPOSE
+    assert followup_hits(runs_retriever, "pourquoi ?", [WARPS, TRANSPOSE], context, "fr", None, 2)[0].chapter_id == WARPS
+
+
 def test_a_followup_without_words_of_its_own_is_not_searched_alone(runs_retriever):
     context = _chapter_hits(runs_retriever, TRANSPOSE)
     assert followup_hits(runs_retriever, "pourquoi ?", [TRANSPOSE], context, "fr", None, 3) == context[:3]
