@@ -4,7 +4,9 @@
 produced, then one ``Answer`` record. Steps: check the input (a French message for
 empty, oversized or binary questions), route reading-path questions to the path dialogue,
 resolve a follow-up against the conversation, analyse the question once
-(``assistant.search.query``: terms, English-to-French bridge), retrieve, decide (``assistant.search.relevance``:
+(``assistant.search.query``: terms, English-to-French bridge), retrieve (a follow-up's
+passages: its own words, the previous question and the previous answer's chapters fused,
+``assistant.search.followup``), decide (``assistant.search.relevance``:
 answer, partial or refuse, a model fitted on the dev sets; a refusal suggests the nearest
 chapters; a partial answer opens with « Le guide en parle dans … sans répondre exactement
 à … » and gives the closest passages), then generate. An LLM reply is read whole and
@@ -27,6 +29,7 @@ from assistant.conversation import resolve
 from assistant.generators import ComposedGenerator, Draft, get_generator
 from assistant.inputs import check_question
 from assistant.paths import READING_PATH_REPLY, route
+from assistant.search.followup import POOL as FOLLOWUP_POOL, followup_hits
 from assistant.search.query import Lexicon, analyse
 from assistant.search.relevance import RefusalModel, decide
 
@@ -159,10 +162,13 @@ def answer(question, conversation: Conversation | None = None, generator=None, *
     lexicon = lexicon_for(retriever, config)
     query = analyse(resolved.query, language, lexicon)
     if hasattr(retriever, "search_runs"):
-        runs = retriever.search_runs(query, k=K)
+        # a rule follow-up reorders a wider pool (the decision reads the rankings, not k)
+        runs = retriever.search_runs(query, k=FOLLOWUP_POOL if resolved.how == "rule" else K)
         found = runs.hits
     else:                       # a plain retriever reads text: give it the bridged question
         runs = found = list(retriever.search(query.expanded, k=K))
+    if resolved.how == "rule":
+        found = followup_hits(retriever, resolved.own, resolved.previous_chapters, found, language, lexicon, K)
     hits = _chapters_first(list(found))
     model = refusal or (RefusalModel.linear(*threshold) if threshold else None)
     decision = decide(query, runs, lexicon, model)

@@ -11,7 +11,9 @@ something named before (« comment on l'évite ? », « l'ordonnancement y est s
 « combien de blocs dedans ? »), compares with one side only (« en quoi c'est différent de
 CUTLASS ? ») or asks for a part of the previous answer or for more of it (« montre-moi
 l'exemple … », "show me the code", "what is the speedup?", « explique davantage ») gets
-the previous question's topic prepended; so does one that carries on (« maintenant … »,
+the previous question's topic prepended (``Resolved.own`` keeps the question as
+typed and ``previous_chapters`` what the previous answer cited, so that
+``assistant.search.followup`` weighs the follow-up's own words and those chapters); so does one that carries on (« maintenant … »,
 "now …") or closes on "one" ("is it worth writing one?"). A request that names its subject
 (« explique-moi la quantification ») is a new question, and so is one that says the subject
 changes (« autre question : … », « rien à voir, mais … », « sinon, la mémoire unifiée … », "unrelated,
@@ -129,6 +131,8 @@ class Resolved:
     query: str
     followup: bool = False
     how: str = "none"      # "none" | "rule" | "llm"
+    own: str = ""          # a rule follow-up: the question as typed (its own subject, if any)
+    previous_chapters: tuple[str, ...] = ()   # a rule follow-up: the chapters the previous answer cited
 
 
 def _demonstrative_points_back(lowered: str, ws: list[str], n_terms: int) -> bool:
@@ -241,4 +245,5 @@ def resolve(question: str, conversation: Conversation | None, rewriter: Rewriter
     if not _is_followup(question):
         return Resolved(searched)
     topic = " ".join(previous.resolved_question.split()[-_TOPIC_WORDS:])
-    return Resolved(f"{topic} {searched}", followup=True, how="rule")
+    return Resolved(f"{topic} {searched}", followup=True, how="rule", own=searched,
+                    previous_chapters=tuple(previous.chapter_ids))
