@@ -163,6 +163,11 @@ _MAX_LEAD_ROWS = 4     # rows of one table quoted together as the lead, each wit
 _ROW_SHARE = 0.6       # ... when it scores this share of the best row
 # « Le tableau suivant donne les chiffres … »: it points at what follows, it says nothing itself
 _POINTS_AHEAD = re.compile(r"\b(?:suivante?s?|ci-dessous|ci-après|below|following)\b", re.I)
+# « Exécuté normalement …, ce programme affiche `no error`. »: the program is in the chapter,
+# not in the answer, so such a sentence never opens one (3 of the 25 dev leads judged partial
+# or wrong in the fourth dev hand-read leaned on a program or an example not shown)
+_UNSHOWN = re.compile(r"\b(?:ce|cet|cette|ces) (?:programmes?|exemples?|listings?|extraits?|schémas?|figures?)\b|"
+                      r"\bci-dessus\b|\bplus haut\b|\bthis (?:program|example)\b", re.I)
 _CITATION_LIKE = re.compile(r"\bet al\.|\barXiv\b|\bISBN\b|\bdoi\.org\b")
 # « (ICLR 2018) autour de trois ingrédients … », the tail of a split « et al. (2018) », or a
 # list item « le pas de chaque dimension …, multiple de 16 ; »
@@ -332,7 +337,7 @@ def _section_candidates(rank: int, hit, intent: str, seen: set[str]) -> list[_Ca
         c = _Candidate(rank, position, s, frozenset(terms(s)))
         if _FRAGMENT_START.search(s):
             c.lead_ok = c.point_ok = False
-        if _META.match(s) or _POINTS_AHEAD.search(s):
+        if _META.match(s) or _POINTS_AHEAD.search(s) or _UNSHOWN.search(s):
             c.lead_ok = False
         n = _announced(s)
         if n:
@@ -603,7 +608,8 @@ def _second(lead: _Candidate, points: list[_Candidate], cands: list[_Candidate],
         return None
 
     def fits(c: _Candidate) -> bool:
-        return not c.header and words + len(c.text.split()) <= _PAIR_WORDS and c.text not in lead.text
+        return (not c.header and words + len(c.text.split()) <= _PAIR_WORDS and c.text not in lead.text
+                and not _UNSHOWN.search(c.text))
 
     # « coopératif vs ping-pong »: a lead on one side is completed by the best sentence on the
     # other, a point or not (the points are chosen by score, and the other side may score less)
