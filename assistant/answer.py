@@ -110,8 +110,9 @@ def _partial_text(decision, where: str, language: str) -> str:
     (French typography: U+00A0 inside « »)."""
     missing = " ".join(decision.uncovered)
     if language == "en":
-        what = f"« {missing} »" if missing else "your exact question"
-        return (f"The guide talks about this in « {where} » without answering exactly about {what}; "
+        # an English word the French guide never writes (« linked », "super") is no sign that
+        # the guide leaves that part unanswered: it is only another language
+        return (f"The guide talks about this in « {where} » without answering your exact question; "
                 "here are its closest passages.\n\n").replace("« ", "«\u00a0").replace(" »", "\u00a0»")
     what = f"« {missing} »" if missing else "votre question"
     return (f"Le guide en parle dans « {where} » sans répondre exactement à {what}\u202f; "

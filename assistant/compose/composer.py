@@ -213,7 +213,16 @@ _PAIR_SHARE = 0.5
 # a measured figure: digits and a unit (« 3,4 µs », « 4,8 To/s », « 85 % », « ×8 »)
 _MEASURE = re.compile(r"\d[\d\u202f\u00a0 ,.]*\s?(?:%|×|fois|[kKMGT]?i?[oB]\b|[KMGT]o/s|[KMGT]B/s|(?:[TGM])?FLOP|"
                       r"ns|µs|us|ms|s\b|GHz|MHz|W\b|cycles|octets|bytes|registres|threads|jetons|tokens)")
+_DIGIT = re.compile(r"\d")
 _CALL = re.compile(r"`[\w.:]+\(")   # a call written as code: `cudaFuncSetAttribute(...)`
+# which code block answers « le code complet ? »: on the dev hand-read, 3 of 40 requests for
+# code got the chapter's shell commands (``export PATH``, ``TORCH_LOGS``) instead of the kernel
+_SHELL = frozenset({"bash", "sh", "shell", "console", "text", ""})
+_COMMAND = re.compile(r"\b(?:commande|command|terminal|shell|install\w*|pip|export|variable d'environnement|env var)")
+_CODE_LANGUAGES = {"cuda": (r"\bcuda\b", r"\bc\+\+", r"\bnvcc\b"), "python": (r"\bpython\b", r"\btriton\b", r"\bpytorch\b", r"\btorch\b")}
+_CODE_LANGUAGES_FENCES = {"cuda": {"cuda", "cpp", "c++", "c", "ptx"}, "python": {"python", "py"}}
+_LANGUAGE_BONUS = 0.5
+_SECTION_SHARE = 0.25  # the section's best sentence breaks ties between blocks as close to the question
 _OWN_CODE_LINES = 30   # a longer block is a whole program: shown when code is asked for, not unasked
 _WANTED = {"why": "cause", "howmuch": "figure", "compare": "contrast", "how": "step"}
 
@@ -626,8 +635,9 @@ def _second(lead: _Candidate, points: list[_Candidate], cands: list[_Candidate],
     want = _WANTED.get(asked.kind)
     if asked.kind == "howmuch" and not _MEASURE.search(lead.text):
         # « ça coûte combien ? »: « … se décompose en trois parts » counts, it measures nothing
-        given = [c for c in points if fits(c) and _MEASURE.search(c.text)]
-        if given:
+        given = ([c for c in points if fits(c) and _MEASURE.search(c.text)]
+                 or ([c for c in points if fits(c) and _DIGIT.search(c.text)] if not _DIGIT.search(lead.text) else []))
+        if given:   # a measure first, else any number (« le pilote 580 ou plus ») for a lead with none
             return max(given, key=lambda c: c.score)
     elif want and not getattr(lead, want):
         given = [c for c in points if fits(c) and getattr(c, want)]
@@ -653,25 +663,45 @@ def _second(lead: _Candidate, points: list[_Candidate], cands: list[_Candidate],
     return after if follows and asked.kind in ("what", "why") else None
 
 
-def _code_block(hits: Sequence, cands: list[_Candidate], named: frozenset = frozenset()) -> tuple[int, str] | None:
-    """The code block of the best-scoring section that has one (its best sentence decides);
-    with ``named``, the first block that writes one of these names."""
+def _code_block(hits: Sequence, cands: list[_Candidate], named: frozenset = frozenset(),
+                question: str = "", question_terms: frozenset = frozenset()) -> tuple[int, str] | None:
+    """The code block that answers a request for code: among the blocks of the retrieved
+    sections, the one whose code holds most of the question's terms, in the language the
+    question names (« en CUDA », "in Triton"), its section's best sentence breaking ties; a
+    shell block (``bash``, ``text``) only when a command is asked. With ``named``, only blocks
+    that write one of these names."""
     best: dict[int, float] = {}
     for c in cands:
         best[c.rank] = max(best.get(c.rank, 0.0), c.score)
-    for r in sorted(best, key=lambda r: (-best[r], r)):
-        codes = section_blocks(hits[r].text).codes
-        if named:
-            codes = [b for b in codes if any(t in set(terms(b)) for t in named)]
-        if codes and best[r] > 0:
-            return r, codes[0]
-    return None
+    folded = fold(question)
+    wanted = {lang for lang, words in _CODE_LANGUAGES.items() if any(re.search(w, folded) for w in words)}
+    commands = bool(_COMMAND.search(folded))
+    found: list[tuple[float, int, int, str]] = []
+    # every retrieved section, even one whose sentences were all met in an earlier chunk of it
+    # (a section cut in two chunks keeps its code block in the second)
+    for r in range(len(hits)):
+        for i, block in enumerate(section_blocks(hits[r].text).codes):
+            held = set(terms(block))
+            if named and not any(t in held for t in named):
+                continue
+            lang = block.split("\n", 1)[0].strip("`~ ").lower()
+            if lang in _SHELL and not commands:
+                continue
+            share = len(question_terms & held) / len(question_terms) if question_terms else 0.0
+            spoken = _LANGUAGE_BONUS if wanted and lang in set().union(*(_CODE_LANGUAGES_FENCES[w] for w in wanted)) else 0.0
+            if share > 0 or best.get(r, 0.0) > 0:
+                found.append((share + spoken + _SECTION_SHARE * best.get(r, 0.0), -r, -i, block))
+    if not found:
+        return None
+    _, r, _, block = max(found)
+    return -r, block
 
 
 def _own_code(hits: Sequence, rank: int) -> tuple[int, str] | None:
     """The lead's own section's code block, when short: « comment capturer un graphe … ? »
     is answered by the lines that do it, asked for or not."""
-    codes = section_blocks(hits[rank].text).codes
+    codes = [b for b in section_blocks(hits[rank].text).codes
+             if b.split("\n", 1)[0].strip("`~ ").lower() not in _SHELL]
     if codes and len(codes[0].splitlines()) <= _OWN_CODE_LINES:
         return rank, codes[0]
     return None
@@ -719,7 +749,8 @@ def compose(question: str, hits: Sequence, shown: str = "", reranker: LeadRerank
     ``searched``: the question as retrieval embedded it (without the English-French bridge),
     which the reranker reads, so that its vector is the one already computed.
     """
-    hits = list(hits)[:_MAX_HITS]
+    given = list(hits)     # a request for code looks at every retrieved section, not only the quoted ones
+    hits = given[:_MAX_HITS]
     asked = question_intent(question)
     intent = asked.kind
     seen: set[str] = set()
@@ -735,8 +766,9 @@ def compose(question: str, hits: Sequence, shown: str = "", reranker: LeadRerank
     chosen[0] = _completed(chosen[0], cands, hits, asked)
     chosen = [chosen[0]] + [c for c in chosen[1:] if c.text not in chosen[0].text]
     # « comment créer un descripteur avec cuTensorMapEncodeTiled ? »: the code that calls it
-    code = (_code_block(hits, cands) if asked.code else
-            _code_block(hits, cands, asked.named) if intent == "how" and asked.named else None)
+    asked_terms = frozenset(terms(question)) - asked.frame
+    code = (_code_block(given, cands, question=question, question_terms=asked_terms) if asked.code else
+            _code_block(hits, cands, asked.named, question, asked_terms) if intent == "how" and asked.named else None)
     if code is None and intent == "how" and asked.doing:
         code = _own_code(hits, chosen[0].rank)
 
@@ -744,7 +776,7 @@ def compose(question: str, hits: Sequence, shown: str = "", reranker: LeadRerank
     by_section: dict[tuple[str, str], int] = {}
 
     def number(rank: int) -> int:
-        hit = hits[rank]
+        hit = given[rank]
         key = (hit.chapter_id, hit.anchor)
         if key not in by_section:
             by_section[key] = len(citations) + 1
