@@ -368,3 +368,16 @@ def test_a_how_much_lead_without_a_measure_gives_way_to_one_that_has_it():
             _hit("Sur le H200, un lancement de noyau coûte 3,4 µs depuis CUDA C++.", "Mesure", "mesure")]
     comp = compose("un lancement de noyau ça coûte combien ?", hits)
     assert "3,4 µs" in comp.pieces[0]
+
+
+def test_a_request_for_code_gets_the_kernel_not_the_shell_commands():
+    hits = [_hit("Pour compiler du CUDA C++, il faut le CUDA Toolkit complet et son compilateur.\n\n"
+                 "```bash\nexport PATH=/usr/local/cuda/bin:$PATH\n```\n", "Le toolkit", "toolkit"),
+            _hit("L'addition de vecteurs en CUDA C++ tient en un noyau de trois lignes.\n\n"
+                 "```cuda\n__global__ void addition(const float* a, const float* b, float* c, int n) {\n"
+                 "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) c[i] = a[i] + b[i];\n}\n```\n",
+                 "La version CUDA C++", "cuda")]
+    comp = compose("comment écrire une addition de vecteurs en CUDA, le code complet ?", hits)
+    assert "__global__ void addition" in comp.text and "export PATH" not in comp.text
+    asked = compose("quelle commande pour mettre nvcc dans le PATH ? montre", hits[:1])
+    assert "export PATH" in asked.text          # a command asked for is a shell block
