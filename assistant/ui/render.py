@@ -12,6 +12,7 @@ import re
 from typing import Callable
 
 from assistant import typography
+from assistant.paths import duration
 from assistant.typography import fr_typography
 from assistant.ui.library import guide_links
 
@@ -25,10 +26,6 @@ def fr_number(value: float | None, digits: int = 1, unit: str = "") -> str:
         return "inconnu"
     text = typography.fr_number(value, digits)
     return f"{text}\u00a0{unit}" if unit else text
-
-
-def hours_text(value: float) -> str:
-    return typography.fr_number(value, None) + "\u00a0h"
 
 
 # -------------------------------------------------------------------- Discussion
@@ -141,12 +138,12 @@ def progress_markdown(rec: dict | None, ticked: set[str] | list[str]) -> str:
     ticked = set(ticked or ())
     chapters = [c for s in rec["steps"] for c in s["chapters"] if not c["optional"]]
     done = [c for c in chapters if c["id"] in ticked]
-    left = sum(c["hours"] for c in chapters if c["id"] not in ticked)
-    left = round(left * 2) / 2
+    # written as the recommendation writes it (« 11 h 30 »), to the quarter hour
+    left = round(sum(c["hours"] for c in chapters if c["id"] not in ticked) * 4) * 15
     if chapters and len(done) == len(chapters):
         return fr_typography(f"**Parcours terminé :** les {len(chapters)} chapitres sont cochés. Passez le test de sortie !")
     return fr_typography(f"**Progression :** {len(done)} chapitre{'s' if len(done) > 1 else ''} lu{'s' if len(done) > 1 else ''} "
-            f"sur {len(chapters)} · il reste environ {hours_text(left)} de lecture "
+            f"sur {len(chapters)} · il reste environ {duration(left)} de lecture "
             "(cochés dans ce navigateur, gardés entre deux visites).")
 
 

@@ -127,7 +127,14 @@ def test_diagnosis_links_into_the_guide():
 def test_french_numbers():
     assert render.fr_number(4814.0, 0, "Go/s") == "4\u202f814\u00a0Go/s"
     assert render.fr_number(None) == "inconnu"
-    assert render.hours_text(11.5) == "11,5\u00a0h"
+
+
+
+def test_progress_counts_hours_as_the_recommendation_writes_them():
+    rec = {"steps": [{"chapters": [{"id": "a", "hours": 0.5, "optional": False}, {"id": "b", "hours": 0.5, "optional": False},
+                                   {"id": "c", "hours": 0.25, "optional": True}]}]}
+    assert "il reste environ 1\u00a0h de lecture" in render.progress_markdown(rec, [])
+    assert "1 chapitre lu sur 2 · il reste environ 30\u00a0min" in render.progress_markdown(rec, ["a"])
 
 
 def test_create_app_builds_without_launching(tmp_path, monkeypatch):
