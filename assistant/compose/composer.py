@@ -72,6 +72,7 @@ from ingest.anchors import fold
 from ingest.sentences import paragraphs
 from assistant.answer_records import Citation, Quote
 from assistant.compose.blocks import section_blocks
+from assistant.compose.code import answer_code
 from assistant.compose.intent import Intent, question_intent
 from assistant.compose.rerank import LeadReranker
 
@@ -215,15 +216,6 @@ _MEASURE = re.compile(r"\d[\d\u202f\u00a0 ,.]*\s?(?:%|×|fois|[kKMGT]?i?[oB]\b|[
                       r"ns|µs|us|ms|s\b|GHz|MHz|W\b|cycles|octets|bytes|registres|threads|jetons|tokens)")
 _DIGIT = re.compile(r"\d")
 _CALL = re.compile(r"`[\w.:]+\(")   # a call written as code: `cudaFuncSetAttribute(...)`
-# which code block answers « le code complet ? »: on the dev hand-read, 3 of 40 requests for
-# code got the chapter's shell commands (``export PATH``, ``TORCH_LOGS``) instead of the kernel
-_SHELL = frozenset({"bash", "sh", "shell", "console", "text", ""})
-_COMMAND = re.compile(r"\b(?:commande|command|terminal|shell|install\w*|pip|export|variable d'environnement|env var)")
-_CODE_LANGUAGES = {"cuda": (r"\bcuda\b", r"\bc\+\+", r"\bnvcc\b"), "python": (r"\bpython\b", r"\btriton\b", r"\bpytorch\b", r"\btorch\b")}
-_CODE_LANGUAGES_FENCES = {"cuda": {"cuda", "cpp", "c++", "c", "ptx"}, "python": {"python", "py"}}
-_LANGUAGE_BONUS = 0.5
-_SECTION_SHARE = 0.25  # the section's best sentence breaks ties between blocks as close to the question
-_OWN_CODE_LINES = 30   # a longer block is a whole program: shown when code is asked for, not unasked
 _WANTED = {"why": "cause", "howmuch": "figure", "compare": "contrast", "how": "step"}
 
 
@@ -663,50 +655,6 @@ def _second(lead: _Candidate, points: list[_Candidate], cands: list[_Candidate],
     return after if follows and asked.kind in ("what", "why") else None
 
 
-def _code_block(hits: Sequence, cands: list[_Candidate], named: frozenset = frozenset(),
-                question: str = "", question_terms: frozenset = frozenset()) -> tuple[int, str] | None:
-    """The code block that answers a request for code: among the blocks of the retrieved
-    sections, the one whose code holds most of the question's terms, in the language the
-    question names (« en CUDA », "in Triton"), its section's best sentence breaking ties; a
-    shell block (``bash``, ``text``) only when a command is asked. With ``named``, only blocks
-    that write one of these names."""
-    best: dict[int, float] = {}
-    for c in cands:
-        best[c.rank] = max(best.get(c.rank, 0.0), c.score)
-    folded = fold(question)
-    wanted = {lang for lang, words in _CODE_LANGUAGES.items() if any(re.search(w, folded) for w in words)}
-    commands = bool(_COMMAND.search(folded))
-    found: list[tuple[float, int, int, str]] = []
-    # every retrieved section, even one whose sentences were all met in an earlier chunk of it
-    # (a section cut in two chunks keeps its code block in the second)
-    for r in range(len(hits)):
-        for i, block in enumerate(section_blocks(hits[r].text).codes):
-            held = set(terms(block))
-            if named and not any(t in held for t in named):
-                continue
-            lang = block.split("\n", 1)[0].strip("`~ ").lower()
-            if lang in _SHELL and not commands:
-                continue
-            share = len(question_terms & held) / len(question_terms) if question_terms else 0.0
-            spoken = _LANGUAGE_BONUS if wanted and lang in set().union(*(_CODE_LANGUAGES_FENCES[w] for w in wanted)) else 0.0
-            if share > 0 or best.get(r, 0.0) > 0:
-                found.append((share + spoken + _SECTION_SHARE * best.get(r, 0.0), -r, -i, block))
-    if not found:
-        return None
-    _, r, _, block = max(found)
-    return -r, block
-
-
-def _own_code(hits: Sequence, rank: int) -> tuple[int, str] | None:
-    """The lead's own section's code block, when short: « comment capturer un graphe … ? »
-    is answered by the lines that do it, asked for or not."""
-    codes = [b for b in section_blocks(hits[rank].text).codes
-             if b.split("\n", 1)[0].strip("`~ ").lower() not in _SHELL]
-    if codes and len(codes[0].splitlines()) <= _OWN_CODE_LINES:
-        return rank, codes[0]
-    return None
-
-
 def _piece(c: _Candidate, n: int, first: bool) -> str:
     if c.header:
         rows = "\n".join([c.text, *(r.text for r in c.more_rows)])
@@ -766,11 +714,10 @@ def compose(question: str, hits: Sequence, shown: str = "", reranker: LeadRerank
     chosen[0] = _completed(chosen[0], cands, hits, asked)
     chosen = [chosen[0]] + [c for c in chosen[1:] if c.text not in chosen[0].text]
     # « comment créer un descripteur avec cuTensorMapEncodeTiled ? »: the code that calls it
-    asked_terms = frozenset(terms(question)) - asked.frame
-    code = (_code_block(given, cands, question=question, question_terms=asked_terms) if asked.code else
-            _code_block(hits, cands, asked.named, question, asked_terms) if intent == "how" and asked.named else None)
-    if code is None and intent == "how" and asked.doing:
-        code = _own_code(hits, chosen[0].rank)
+    best: dict[int, float] = {}
+    for c in cands:
+        best[c.rank] = max(best.get(c.rank, 0.0), c.score)
+    code = answer_code(given, len(hits), best, asked, question, chosen[0].rank)
 
     citations: list[Citation] = []
     by_section: dict[tuple[str, str], int] = {}
