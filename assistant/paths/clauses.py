@@ -81,7 +81,9 @@ AFFIRM = re.compile(r"\b(?:oui|yes|yep|ouais|bien sur|of course|sure|je (?:sais|
 
 _SUBJECT = re.compile(r"(?:^|\b)(?:je|j'|tu|il|elle|on|nous|vous|ils|elles|i|i'm|i've|you|he|she|we|they|c'est)(?:\b|(?<=')|$)")
 _CONCESSION = re.compile(r"^(?:mais|par contre|en revanche|but|however)$")
-_FILLER = frozenset("les la le l' des du de d' un une et alors the a an and or ou puis aussi also".split())
+# "tout ce qui est Hopper, TMA": the item is Hopper ("tout ce qui est", "everything"), as a list item.
+_FILLER = frozenset("les la le l' des du de d' un une et alors the a an and or ou puis aussi also tout ce qui est "
+                    "everything".split())
 _REFUSAL = re.compile(r"(?:non|nan|nah|no|nope|pas du tout|pas vraiment|pas trop|not really|not at all|no way|"
                       r"surtout pas|certainement pas|absolument pas|pas question|bof|meh)(?: merci| thanks)?")
 _OK = frozenset("ok okay oui yes yep sure fine".split())
@@ -92,6 +94,13 @@ _WH = re.compile(r"^(?:et |and )?(?:pourquoi|why|how|comment|ce que|ce qu'|what|
 _KNOW_WH = re.compile(r"\b(?:je sais|je comprends|je vois|i know|i understand|i get|i see)(?: (?:tres bien|bien|tout a fait|"
                       r"exactement|tres exactement|well|exactly|fully))? (?:ce )?(?:pourquoi|comment|qu'|que|why|how|what|"
                       r"that)(?=\W|$)")
+# An object pronoun that takes back what was named before ("je ne l'ai jamais fait", "je n'y
+# ai pas touché", "never used them"), in a denial of this many words at most.
+# Its subject comes first: "pas de l'IA" is an article, not a pronoun.
+_RESUMED = re.compile(r"\b(?:je|on|nous|tu) (?:ne |n')?(?:l'|les |y |en )|\bj'(?:y|en) |\b(?:them|it)$")
+_RESUMED_MAX = 8
+# Words of a list item that names no topic and lets the list's predicate through ("clusters").
+_OTHER_ITEM = 2
 # Words in a bare list item ("les mbarrier et TMA") that takes its verb from a neighbour.
 _LIST_ITEM = 4
 
@@ -222,10 +231,20 @@ def clauses(text: str, rules: Rules, topics: list[re.Pattern]) -> list[Clause]:
         fresh = False
         neg = _negative(part)
         knowing = bool(_KNOWING.search(part))
+        if not any(t.search(part) for t in topics) and carry is not None and not neg and not knowing and \
+                not AFFIRM.search(part) and not _SUBJECT.search(part) and _content_words(part) <= _OTHER_ITEM:
+            # An item the rules have no word for ("Hopper, TMA, clusters, je ne l'ai pas abordé")
+            # stays in the list: the predicate reaches the items before it.
+            out.append(Clause(part, carry[0], carry[1], carry[2], asked=sep == "?"))
+            continue
         if not any(t.search(part) for t in topics):
             # Only a bare predicate ("jamais vu", "je connais pas", "oui") lends its polarity to
             # the list before it; "pas l'entraînement" speaks of something else.
             bare = knowing or AFFIRM.search(part) or (neg and all(w in _BARE for w in re.findall(r"[\w']+", part)))
+            # "Hopper, TMA, clusters, je ne l'ai pas encore abordé": a short denial that takes the
+            # list back by a pronoun, whatever its verb (on paths_dev6 the list was read as
+            # affirmed and a profiler who never did Hopper was asked between the two).
+            bare = bare or (neg and bool(_RESUMED.search(part)) and len(part.split()) <= _RESUMED_MAX)
             # "warp, mbarrier, sync : tout sauf TMA": "tout" before an exception affirms the list
             # before it (on paths_dev5 the three were left unsettled and read as a clash).
             if _ANY.fullmatch(part) and _EXCEPT.match(sep) and not neg:

@@ -172,6 +172,8 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
     up = dict.fromkeys(ids, 0.0)
     claimed = dict.fromkeys(ids, 0.0)     # evidence that can contradict a denial
     ruled_out: set[str] = set()
+    narrow_out: set[str] = set()          # ruled out only by a denial of a narrow topic ("TMA jamais")
+    broad_out: set[str] = set()
     excludes: set[str] = set()
     vague_points: list[set[str]] = []
     facts: dict[str, bool] = {}
@@ -282,6 +284,7 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
                     ruled_out.update(beginner[1:])      # "débutant en CUDA": only what lies beyond CUDA
                     continue
                 ruled_out.update(o for o in out if o in own)
+                (narrow_out if clause.negative and not general else broad_out).update(o for o in out if o in own)
                 if clause.negative and rules.experience.search(clause.text) and not rules.wish.search(clause.text):
                     # A fact about the reader ("jamais écrit de noyau"), not a wish ("sans coder"):
                     # whatever else is picked, it must not contradict it.
@@ -316,9 +319,11 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
                 elif known:
                     facts[pid] = True
     plain = dict.fromkeys(ids, 0.0)      # evidence but job titles and fields
+    fact_claimed = dict.fromkeys(ids, 0.0)
     for (oid, n), (value, is_claim) in hits.items():
         (up if "up" in compiled[oid][n][2] else own)[oid] += value
         claimed[oid] += value if is_claim else 0.0
+        fact_claimed[oid] += value if is_claim and "fact" in compiled[oid][n][2] else 0.0
         plain[oid] += 0.0 if "title" in compiled[oid][n][2] else value
     supported: set[str] = set()
     for targets, w in shared:
@@ -342,7 +347,12 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
         # weight and the answer was asked between PyTorch and "programmer".
         # Not the first rung, which supposes nothing ("not a programmer really, I'm a PM").
         ruled_out.update(o for o in ids if denied[o] >= 1.5 and claimed[o] < CLAIM_MIN and o != rules.ladder[0])
-    contradiction = tuple(o for o in ids if o in ruled_out and claimed[o] >= CLAIM_MIN)
+        broad_out.update(o for o in ids if denied[o] >= 1.5 and claimed[o] < CLAIM_MIN and o != rules.ladder[0])
+    # Using one prerequisite and never another ("les mbarriers, j'en ai utilisé avec cp.async,
+    # mais TMA jamais") is coherent: a claim made only of prerequisite words does not contradict
+    # a level ruled out by a narrow denial alone (paths_dev6: 1 optimiser of 45 asked about it).
+    contradiction = tuple(o for o in ids if o in ruled_out and claimed[o] - (
+        fact_claimed[o] if o in narrow_out and o not in broad_out else 0.0) >= CLAIM_MIN)
     allowed = [o for o in ids if o not in ruled_out]
     scores = {o: own[o] + up[o] for o in allowed}
     ladder = [o for o in rules.ladder if o in scores]
