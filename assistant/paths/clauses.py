@@ -17,7 +17,7 @@ from assistant.paths.choice import normalise
 from assistant.paths.spelling import correct
 
 SPLIT = re.compile(
-    r"([;!?()\n/]|[,:](?!\d)|\.(?=\s|$)|\s[-–—]\s|\b(?:mais|sauf|hormis|par contre|en revanche|cependant|pourtant|"
+    r"([;!?()\n/]|\bparce qu'|\bpuisqu'|[,:](?!\d)|\.(?=\s|$)|\s[-–—]\s|\b(?:mais|sauf|hormis|par contre|en revanche|cependant|pourtant|"
     r"toutefois|neanmoins|alors que|tandis que|but|except|however|though|although|whereas|apart from|"
     r"vu que|puisque|parce que|since|because)\b|"
     # "j'utilise pytorch jamais écrit de noyau": "jamais"/"never" after a topic, with no
@@ -57,8 +57,13 @@ _BARE = frozenset("""jamais pas non nan no never nope rien aucun aucune idee enc
     inconnus inconnue unknown nada zero of it them la les le y en j'en n'en ni heard entendu parler pareil same
     idem non plus either neither nor chinois chinese grec greek mystere mystery nouveau nouveaux nouvelle
     nouvelles new to unfamiliar du""".split())
-# A phrase that opens with "sans"/"without" (cut off by SPLIT) denies what follows.
-NEGATION = re.compile(r"^(?:sans|without)\b|\b(?:jamais|pas|aucune?|rien|ni|non|nan|nah|nul|zero|never|idk|dunno|jsp|jsais pas|"
+# A phrase that opens with "sans"/"without" (cut off by SPLIT) denies what follows. "non" inside
+# a clause before an adjective is the adjective's prefix ("les accès non coalescés", "non
+# alignés"): on paths_dev6 it denied an optimiser's own profiling; not before a participle of
+# experience ("TMA non utilisé", "non vu" stay denials).
+NEGATION = re.compile(r"^(?:sans|without)\b|\b(?:jamais|pas|aucune?|rien|ni|"
+                      r"(?<!\w )non|non(?! (?!(?:utilise|vu|touche|connu|fait|ecrit|teste|essaye|aborde|maitrise|"
+                      r"compris|lu|pratique|programme|code)s?\b)[a-z]{3,}(?:e|es|ee|ees|ant|ants|able|ables|ible|ibles)\b)|nan|nah|nul|zero|never|idk|dunno|jsp|jsais pas|"
                        r"chais pas|not|no|nothing|none|nope|nada|"
                        r"neither|nor|que dalle|inconnue?s?|unknown|unfamiliar|new to me|nouveaux? pour moi|"
                        r"nouvelles? pour moi|du chinois|chinese to me|no clue|aucune idee|no idea|j'ignore|hardly|"
@@ -80,6 +85,7 @@ AFFIRM = re.compile(r"\b(?:oui|yes|yep|ouais|bien sur|of course|sure|je (?:sais|
 
 
 _SUBJECT = re.compile(r"(?:^|\b)(?:je|j'|tu|il|elle|on|nous|vous|ils|elles|i|i'm|i've|you|he|she|we|they|c'est)(?:\b|(?<=')|$)")
+_REASON = re.compile(r"^(?:vu que|puisque|puisqu'|parce que|parce qu'|since|because)$")
 _CONCESSION = re.compile(r"^(?:mais|par contre|en revanche|but|however)$")
 # "tout ce qui est Hopper, TMA": the item is Hopper ("tout ce qui est", "everything"), as a list item.
 _FILLER = frozenset("les la le l' des du de d' un une et alors the a an and or ou puis aussi also tout ce qui est "
@@ -120,6 +126,7 @@ class Clause:
     weak: bool = False          # takes a vague or partial predicate ("CUDA, je connais de nom")
     exception: bool = False     # follows "sauf", "except": it restricts the clause before
     asked: bool = False         # ends with a question mark ("cudaDeviceSynchronize is fine?"): a doubt
+    reason: bool = False        # follows "parce que", "because": says why, not what
 
 
 
@@ -286,7 +293,7 @@ def clauses(text: str, rules: Rules, topics: list[re.Pattern]) -> list[Clause]:
             negative = not out[i - 1].negative
             out[i] = Clause(c.text, negative, knowing, c.weak, exception=True, asked=c.asked)
             continue
-        out[i] = Clause(c.text, negative, knowing, c.weak, asked=c.asked)
+        out[i] = Clause(c.text, negative, knowing, c.weak, asked=c.asked, reason=bool(_REASON.match(prev)))
     # "first useful kernel? nah, I want …": an option put as a question and turned down at once
     # is denied (on paths_dev5 it was read as a second wish and the goal asked again).
     for i in range(len(out) - 1):

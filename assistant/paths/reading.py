@@ -96,6 +96,7 @@ _DOING = re.compile(r"\b(?:ecri\w*|j'ecris|utilis\w*|j'utilise|uses?|used|using|
                     r"implement\w*|fais|fait|did|done|travaill\w*|bosse\w*|work\w*|maintien\w*|maintain\w*|"
                     r"develop\w*|build\w*|built|optimi[sz]\w*|manipul\w*|deploy\w*|deploie\w*|tous les jours|daily|"
                     r"every day)\b")
+_FOR_OURS = re.compile(r"\b(?:pour|for) (?:notre|nos|mon|ma|mes|leur|leurs|our|my|their)\b(?:\s+[\w']+){0,3}\s*$")
 _OR = re.compile(r"\b(?:ou|or)\b")
 _ALSO = re.compile(r"\b(?:aussi|egalement|pareil|idem|too|also|as well)\b")
 _THE_REST = re.compile(r"\b(?:reste|rest|autres?|others?|everything else)\b")
@@ -238,6 +239,11 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
         # "I code in C and want to write CUDA kernels": what a reader wishes to do is no level
         # they have (it read as simple kernels, sure, before); the goal question reads wishes.
         wished = levels and not clause.negative and bool(_WISH_VERB.search(clause.text))
+        # "les megakernels, parce qu'on me dit que c'est l'avenir de l'inférence": a reason that
+        # is not the reader's own wish names the goal's why, not a second goal; its words count
+        # half (on paths_dev6 it made 1 clear megakernels answer of 45 look like two goals).
+        aside = not levels and clause.reason and not _FIRST_PERSON.search(clause.text) and \
+            not rules.wish.search(clause.text)
         for oid, pats in compiled.items():
             for n, (pattern, weight, kind) in enumerate(pats):
                 if wished and pattern.search(seen):
@@ -252,7 +258,12 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
                     # pattern counts once per answer, at its strongest.
                     # "je sais pourquoi cudaDeviceSynchronize entre deux noyaux est mauvais" states a
                     # prerequisite, it claims no level: it cannot make a contradiction.
-                    full = not ("fact" in kind and clause.knowing) and not vague and not partial
+                    # "… pour notre moteur d'inférence": a goal's word in a possessive purpose says
+                    # where the wish applies, not a second wish (paths_dev6: 1 clear megakernels
+                    # answer of 45 asked between the two); half weight, in goal answers only.
+                    where = not levels and bool(_FOR_OURS.search(seen[:pattern.search(seen).start()]))
+                    full = not ("fact" in kind and clause.knowing) and not vague and not partial and not aside \
+                        and not where
                     # A job title or a field ("data scientist") says what the reader is, not
                     # what they use: no claim (paths_dev3/5: "data scientist, numpy …, no GPU
                     # programming" was lifted to PyTorch by the title alone).
