@@ -5,7 +5,8 @@ to (with a confidence, as ``choice.Match``), the options it contradicts itself o
 path-F prerequisites it says the reader knows (True) or does not know (False).
 
 How an answer is read (rules and vocabulary live in ``corpus/parcours.yaml``, ``reading``):
-1. normalised (lowercase, accents folded), misspelt words mapped to the vocabulary
+1. normalised (lowercase, accents folded, chat shorthand read: "+ vite", "0 GPU", "prog", "nn"),
+   misspelt words mapped to the vocabulary
    (``assistant.paths.spelling``), filler phrases that look negative but are not ("rien de plus",
    "il ne faut pas appeler …", "pas de souci", "c'est nul") blanked;
 2. cut into clauses at punctuation, at concessions ("mais", "sauf", "par contre", "but",
@@ -16,7 +17,9 @@ How an answer is read (rules and vocabulary live in ``corpus/parcours.yaml``, ``
    "not yet", "idk" …): the negation scopes over its own clause only. A topic with no predicate
    of its own ("mbarrier, TMA : jamais vu", "le coup de cudaDeviceSynchronize par contre je vois
    pas trop") takes the polarity of the bare predicate right after it ("warp, mbarrier, sync :
-   tout sauf TMA": "tout" affirms the list); what follows an
+   tout sauf TMA": "tout" affirms the list; it reaches items the rules do not name and is taken
+   back by a pronoun: "Hopper, TMA, clusters, je ne l'ai pas abordé"); "non" before an adjective
+   is its prefix ("accès non coalescés"), not before a participle ("TMA non utilisé"); what follows an
    exception is denied after an affirmed clause ("tout sauf TMA") and affirmed after a denied
    one ("jamais écrit de noyau, sauf mes noyaux Hopper"); a pronoun ("j'en ai jamais écrit")
    stands for the topic of the clause before; an option put as a question and turned down at
@@ -25,7 +28,9 @@ How an answer is read (rules and vocabulary live in ``corpus/parcours.yaml``, ``
 4. affirmed clauses add their options' pattern weights, at half weight in a vague clause ("un
    peu de CUDA", "des trucs", "de nom") and, for prerequisite words, at half in a clause that
    says what the reader knows and not at all in one that says they only heard of it ("entendu
-   parler de TMA", "TMA vaguement"); denied clauses add nothing for those patterns but apply
+   parler de TMA", "TMA vaguement"), and at half in a goal answer's reason that is no wish of
+   the reader ("parce qu'on me dit que c'est l'avenir de l'inférence") or its possessive purpose
+   ("pour notre moteur d'inférence"); denied clauses add nothing for those patterns but apply
    the denial rules ("jamais touché un GPU" rules out the kernel levels and speaks for
    "programmer"); a denial in a clause about experience, not a wish ("jamais écrit de noyau",
    not "sans coder"), is a stated fact: ``Reading.excludes``; a level whose own words are denied
@@ -33,7 +38,8 @@ How an answer is read (rules and vocabulary live in ``corpus/parcours.yaml``, ``
    rung; a job title or a field is no claim, does not pick the rung a denial supports, and counts
    half beside a rung with evidence of its own ("data scientist, numpy …" is "programmer");
 5. an option affirmed (1.5 or more of claim) and ruled out by another clause is a
-   contradiction; two clauses whose facts cannot both be true are a clash, quoted in the
+   contradiction (not when the claim is only a prerequisite used and the ruling out only a
+   narrow denial: "les mbarriers avec cp.async, mais TMA jamais"); two clauses whose facts cannot both be true are a clash, quoted in the
    reader's words (``Reading.clash``, see ``find_clash``): coding denied outright against a
    claim that supposes code, the same words denied and claimed, no code wished against code
    wished; levels form a ladder, so background evidence of a lower level ("je code en
