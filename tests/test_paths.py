@@ -163,7 +163,7 @@ def test_every_step_resolves_to_an_existing_chapter(dialogue):
 
 
 @pytest.mark.parametrize("name,size", [("paths", 60), ("paths_heldout", 30), ("paths_dev_extra", 70),
-                                       ("paths_dev2", 130), ("paths_dev3", 95), ("paths_dev4", 130), ("paths_dev5", 130),
+                                       ("paths_dev2", 130), ("paths_dev3", 95), ("paths_dev4", 130), ("paths_dev5", 130), ("paths_dev6", 130),
                                        ("paths_dev_cases", 25)])
 def test_free_text_eval_reaches_its_targets_on_dev(dialogue, name, size):
     result = evaluate(dialogue, load_set(name))

@@ -18,9 +18,10 @@ _YES_WORDS = {"oui", "yes", "yep", "yup", "yeah", "ouais", "o", "y", "absolument
               "correct", "yess", "yas", "naturellement", "of", "ok", "okay"}
 _NO_WORDS = {"non", "no", "nope", "nan", "bof", "idk", "dunno", "na", "n", "jamais", "never", "pas", "nah", "negatif", "nein", "aucune",
              "aucun", "rien", "not", "nada", "niet"}
-# Knowing the name is not knowing the thing: "j'en ai entendu parler", "c'est quoi ?".
+# Knowing the name is not knowing the thing: "j'en ai entendu parler", "c'est quoi ?" (in chat
+# spelling too, "c koi ?": on paths_dev6 it was asked again until the dialogue gave up).
 _HEARD_OF = re.compile(r"\b(?:entendu parler|heard of|heard about|de nom|the name|only the name|le nom|le terme|the term|"
-                       r"vu passer|croise le terme|seen it around|come across|c'est quoi|"
+                       r"vu passer|croise le terme|seen it around|come across|c'est quoi|c quoi|cest quoi|kesako|quesaco|"
                        r"qu'est-ce que c'est|what is (?:that|it|this)|what'?s that|ca me dit (?:vaguement )?quelque chose|"
                        r"rings a bell)\b")
 _ME = re.compile(r"(?:^|\b)(?:je|j'|j(?= )|i|i'm|me|m')(?:\b|(?<=')|$)")
