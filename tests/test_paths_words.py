@@ -106,3 +106,11 @@ def test_a_goal_that_denies_the_level_claimed_in_words_is_asked_again(dialogue):
 def test_a_level_picked_by_number_and_denied_by_the_goal_answer_is_asked_again(dialogue):
     _, display = run_turns(dialogue, "3", "écrire un premier noyau, je n'en ai encore jamais écrit")
     assert display.kind == "clarification" and display.topic == "level"
+
+
+@pytest.mark.parametrize("answer,known", [("oui en gros", True), ("yes kind of, the gpu idles while the cpu waits", True),
+                                          ("un groupe de threads ? je crois, oui", True), ("yes roughly", True),
+                                          ("oui un peu", False), ("ouais bof", False), ("sort of", False),
+                                          ("oui mais pas vraiment", False), ("vaguement oui", False)])
+def test_an_explicit_yes_that_rounds_itself_off_is_a_yes(dialogue, answer, known):
+    assert read_yes_no(answer, dialogue.rules) is known

@@ -80,6 +80,12 @@ _KNOWING = re.compile(r"\b(?:connai\w*|sai[st]|savoir|know\w*|understand\w*|comp
                       r"a l'aise|comfortable|"
                       r"entendu|heard|vu|seen|lu|read about|ok|oui|yes|yep|je vois|i see|vois|idee|idea|clue|"
                       r"sure|fine|clear|clair\w*)\b")
+# Knowing the name is not knowing the thing: "j'en ai entendu parler", "c'est quoi ?" (in chat
+# spelling too, "c koi ?": on paths_dev6 it was asked again until the dialogue gave up).
+HEARD_OF = re.compile(r"\b(?:entendu parler|heard of|heard about|de nom|the name|only the name|le nom|le terme|the term|"
+                       r"vu passer|croise le terme|seen it around|come across|c'est quoi|c quoi|cest quoi|kesako|quesaco|"
+                       r"qu'est-ce que c'est|what is (?:that|it|this)|what'?s that|ca me dit (?:vaguement )?quelque chose|"
+                       r"rings a bell)\b")
 AFFIRM = re.compile(r"\b(?:oui|yes|yep|ouais|bien sur|of course|sure|je (?:sais|connais|maitrise|comprends)|"
                      r"i (?:know|understand|get)|deja|already|connu|known|vu|seen)\b")
 

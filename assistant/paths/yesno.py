@@ -2,7 +2,8 @@
 
 ``read_yes_no(text, rules)`` returns True, False or None. "Partly" answers, knowing the name,
 hesitations and learning or struggling ("je l'apprends", "I struggle with it")
-count as no (the reading-path page sends a reader who lacks a prerequisite to CUDA moderne
+count as no, unless an explicit yes only rounds itself off ("oui en gros", "yes kind of", "je
+crois, oui") (the reading-path page sends a reader who lacks a prerequisite to CUDA moderne
 first); a bare question back ("oui ?"), "mouais", or a yes with a word the reader's lexicon does
 not hold ("ouais tkt") is None, so the question is asked again. Limits: French and English words only.
 """
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from assistant.paths.clauses import AFFIRM, NEGATION, Rules, clean, unknown_words
+from assistant.paths.clauses import AFFIRM, HEARD_OF, NEGATION, Rules, clean, unknown_words
 
 _YES_WORDS = {"oui", "yes", "yep", "yup", "yeah", "ouais", "o", "y", "absolument", "absolutely", "evidemment",
               "certainement", "certainly", "sure", "definitely", "definitivement", "carrement", "grave", "ofc",
@@ -18,12 +19,6 @@ _YES_WORDS = {"oui", "yes", "yep", "yup", "yeah", "ouais", "o", "y", "absolument
               "correct", "yess", "yas", "naturellement", "of", "ok", "okay"}
 _NO_WORDS = {"non", "no", "nope", "nan", "bof", "idk", "dunno", "na", "n", "jamais", "never", "pas", "nah", "negatif", "nein", "aucune",
              "aucun", "rien", "not", "nada", "niet"}
-# Knowing the name is not knowing the thing: "j'en ai entendu parler", "c'est quoi ?" (in chat
-# spelling too, "c koi ?": on paths_dev6 it was asked again until the dialogue gave up).
-_HEARD_OF = re.compile(r"\b(?:entendu parler|heard of|heard about|de nom|the name|only the name|le nom|le terme|the term|"
-                       r"vu passer|croise le terme|seen it around|come across|c'est quoi|c quoi|cest quoi|kesako|quesaco|"
-                       r"qu'est-ce que c'est|what is (?:that|it|this)|what'?s that|ca me dit (?:vaguement )?quelque chose|"
-                       r"rings a bell)\b")
 _ME = re.compile(r"(?:^|\b)(?:je|j'|j(?= )|i|i'm|me|m')(?:\b|(?<=')|$)")
 # Someone or something else as the subject: an explanation, not the reader.
 _OTHER = re.compile(r"\b(?:on|il|elle|ils|elles|he|she|they|l'hote|hote|host|cpu|gpu|programme|program)\b")
@@ -32,8 +27,12 @@ _YES_ELSE = re.compile(r"\b(?:tout a fait|bien sur|of course|i think so|je pense
                        r"j'en ai (?:deja )?(?:utilise|ecrit|fait)|i do|i have|i've used|used (?:it|them)|utilise|"
                        r"connu|known)\b")
 
+_PLAIN_YES = {"oui", "yes", "yep", "yup", "yeah", "ouais", "ouai"}
+_ROUNDING = re.compile(r"\b(?:en gros|a peu pres|grosso modo|globalement|dans les grandes lignes|roughly|kind of|kinda|"
+                       r"basically|mostly|more or less|in broad strokes|je crois|je pense|i think|i guess|i believe)\b")
+
 _OWN_WORDS = frozenset(_YES_WORDS | _NO_WORDS) | frozenset(
-    w for pattern in (_HEARD_OF, _ME, _OTHER, _THINK_YES, _YES_ELSE) for w in re.findall(r"[a-z]+", pattern.pattern))
+    w for pattern in (HEARD_OF, _ME, _OTHER, _THINK_YES, _YES_ELSE) for w in re.findall(r"[a-z]+", pattern.pattern))
 
 
 def read_yes_no(text: str, rules: Rules) -> bool | None:
@@ -45,7 +44,7 @@ def read_yes_no(text: str, rules: Rules) -> bool | None:
     words = re.findall(r"[\w']+", cleaned)
     if not words:
         return None
-    if _HEARD_OF.search(cleaned):
+    if HEARD_OF.search(cleaned):
         return False
     # "je l'apprends en ce moment", "yes but I struggle with it": not known yet; said of the
     # reader, not in an explanation ("oui, l'hôte bloque et on perd le recouvrement").
@@ -55,6 +54,14 @@ def read_yes_no(text: str, rules: Rules) -> bool | None:
         return None     # "oui ?": a question back, asked again; "non, pourquoi ?", "vaguement… ?" are no
     if _THINK_YES.search(cleaned) and not NEGATION.search(cleaned):
         return True     # "je crois que oui, ça bloque le CPU": a yes that says why
+    # "oui en gros", "yes kind of, the GPU idles", "je crois, oui": an explicit yes that only
+    # rounds itself off is a yes (so all five test writers read it); "un peu", "vaguement",
+    # "bof" without it, or with a denial, still count as no
+    if (words[0] in _PLAIN_YES or words[-1] in _PLAIN_YES) and not NEGATION.search(cleaned) \
+            and not any(w in _NO_WORDS for w in words):
+        rounded = _ROUNDING.sub(" ", cleaned)
+        if rounded != cleaned and not rules.partial.search(rounded) and not _strange(rounded, rules):
+            return True
     partial = bool(rules.partial.search(cleaned))
     if words[0] in _YES_WORDS and not (words[0] in {"bah", "ben", "bien", "of"} and len(words) == 1):
         # "of course not", "bien sûr que non", "oui mais pas vraiment": the denial wins.
