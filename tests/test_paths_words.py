@@ -114,3 +114,8 @@ def test_a_level_picked_by_number_and_denied_by_the_goal_answer_is_asked_again(d
                                           ("oui mais pas vraiment", False), ("vaguement oui", False)])
 def test_an_explicit_yes_that_rounds_itself_off_is_a_yes(dialogue, answer, known):
     assert read_yes_no(answer, dialogue.rules) is known
+
+
+def test_a_bare_no_after_a_prerequisite_denies_it(dialogue):
+    state, _ = run_turns(dialogue, "j'écris des noyaux cuda simples, les mbarrier j'ai lu un truc dessus mais non")
+    assert state.facts().get("mbarrier") is False

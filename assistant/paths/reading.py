@@ -86,6 +86,7 @@ from assistant.paths.quotes import source_span
 # passing word ("mémoire partagée", 1) must not lift a CUDA course to "optimiser".
 _LADDER_MIN = 2.0
 # A clause about the reader ("les noyaux que j'ai écrits"); not "on": "kernels on H100".
+_BARE_NO = re.compile(r"(?:(?:mais|but|donc|so) )?(?:non|no|nope|nan|pas vraiment|not really|toujours pas|still no)")
 _FIRST_PERSON = re.compile(r"(?:^|\b)(?:je|j'|j(?= )|i|i'm|i've|we|we've|nous)(?:\b|(?<=')|$)")
 # A clause that only hesitates ("enfin", "bon", "well"): the qualifier after it still qualifies.
 _INTERJECTION = re.compile(r"(?:enfin|bon|ben|bah|euh+|hmm+|well|i mean|je veux dire|disons|let's say)")
@@ -198,8 +199,10 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
     # with no topic of its own that denies in the first person says it of the prerequisite named
     # just before; not one about the rest ("warp oui, le reste non"), nor a bare "sans" ("on ne
     # peut pas faire de TMA sans").
+    # A bare "non" after it ("les mbarrier, j'ai lu un truc dessus, mais non") denies it too
+    # (paths_dev8: 1 of 45 megakernels readers taken as knowing what they said they did not).
     denied_after = {id(said[k]) for k in range(len(said) - 1) if said[k + 1].negative and
-                    _FIRST_PERSON.search(said[k + 1].text) and
+                    (_FIRST_PERSON.search(said[k + 1].text) or _BARE_NO.fullmatch(said[k + 1].text.strip()) and not text.rstrip().endswith("?")) and
                     not any(t.search(said[k + 1].text) for t in topics) and not _THE_REST.search(said[k + 1].text)}
     # "mbarrier ok chepa": a clause with no topic of its own and a word the reader does not know
     # may take back what the clause before affirms; that clause's prerequisites are asked.
