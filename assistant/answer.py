@@ -161,7 +161,9 @@ def answer(question, conversation: Conversation | None = None, generator=None, *
     resolved = resolve(text, conversation, rewriter=getattr(gen, "rewrite", None))
     retriever = retriever or _default_retriever(config)
     lexicon = lexicon_for(retriever, config)
-    query = analyse(resolved.query, language, lexicon)
+    # the answer keeps the user's language; a follow-up joined to an English topic is searched
+    # as English (the bridge and the English vocabulary apply to its English part)
+    query = analyse(resolved.query, resolved.language or language, lexicon)
     if hasattr(retriever, "search_runs"):
         # a rule follow-up reorders a wider pool (the decision reads the rankings, not k)
         runs = retriever.search_runs(query, k=FOLLOWUP_POOL if resolved.how == "rule" else K)

@@ -113,7 +113,7 @@ def _ratio(a: int, b: int) -> float | None:
     return round(a / b, 4) if b else None
 
 
-class _Env:
+class EvalEnv:
     """The real index and the guide on disk, opened once for the whole run."""
 
     def __init__(self, index: str | None) -> None:
@@ -162,7 +162,7 @@ def _language(item: dict) -> str:
     return item.get("lang") or check_question(item["q"]).language
 
 
-def evaluate_split(env: _Env, sets: dict, say) -> dict:
+def evaluate_split(env: EvalEnv, sets: dict, say) -> dict:
     from assistant.answer_records import Conversation
     from ingest.sentences import is_verbatim
 
@@ -252,7 +252,7 @@ def evaluate_split(env: _Env, sets: dict, say) -> dict:
     return {"figures": figures, "counts": counts, "failures": failures}
 
 
-def calibrate(env: _Env, dev: dict, say) -> dict:
+def calibrate(env: EvalEnv, dev: dict, say) -> dict:
     """Fit the refusal model on dev questions only and write ``assistant/data/refusal.yaml``."""
     from assistant.search.relevance import MODEL_FILE, load_model
     from evals.calibrate import fit_refusal
@@ -302,7 +302,7 @@ def run(args) -> dict:
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")   # as assistant.answer does for its retriever
     from assistant.search.relevance import load_model
 
-    env = _Env(args.index)
+    env = EvalEnv(args.index)
     if env.stale:
         print(f"attention : l'index est plus ancien que {len(env.stale)} chapitre(s) ({', '.join(env.stale)}) ; "
               "relancez « tuile ingest » pour évaluer le corpus actuel", file=sys.stderr)

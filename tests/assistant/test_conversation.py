@@ -143,3 +143,22 @@ def test_a_declared_change_of_subject_is_a_new_question_without_its_marker(quest
                                       "autre question ?"])
 def test_sinon_without_a_named_subject_is_not_a_change_of_subject(question):
     assert resolve(question, HISTORY).followup
+
+
+@pytest.mark.parametrize("question", ["un exemple concret stp", "le code svp", "does it run on AMD too?",
+                                      "ça marche sur AMD aussi ?", "comment je vérifie les deux ?",
+                                      "c'est mieux que MXFP4 ?", "is it better than Triton?"])
+def test_politeness_a_closing_too_both_and_a_one_sided_better_are_followups(question):
+    r = resolve(question, HISTORY)
+    assert r.followup and r.query.startswith(FIRST)
+
+
+@pytest.mark.parametrize("first, second, searched_as", [
+    ("How is the roofline ridge point computed?", "et pour un MI300X ?", "en"),
+    ("Qu'est-ce qu'un conflit de banques ?", "and on AMD?", "en"),
+    ("Qu'est-ce qu'un conflit de banques ?", "et sur AMD ?", "fr"),
+])
+def test_a_followup_joined_to_an_english_part_is_searched_as_english(first, second, searched_as):
+    history = Conversation((Turn(first, first, "answer", ("performance-04",)),))
+    r = resolve(second, history)
+    assert r.followup and r.language == searched_as and r.previous_chapters == ("performance-04",)
