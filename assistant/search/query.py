@@ -46,7 +46,9 @@ _BOLD_TERM = re.compile(r"\*\*([^*\n]{2,60})\*\*\s*\(\*([A-Za-z][^*\n]{1,50})\*\
 _WORD_GLOSS = re.compile(r"(?<![\w*'’])(?<!\bde )(?<!\bdes )(?<!\bdu )([a-zà-ÿœ]{4,})\s\(\*([A-Za-z][a-z-]{2,30})\*\)")
 # English suffixes and the French ones of the same learned words (« static » / « statique »,
 # « latency » / « latence », « vector » / « vecteur »): a cognate counts only when the guide
-# writes its French form, so the rules cannot invent a word
+# writes its French form, so the rules cannot invent a word. With the chapter glosses, on dev
+# (1449 questions): BM25 MRR 0.821 -> 0.822, hybrid 0.872 -> 0.873; English gold chapter cited
+# unchanged at 0.8955 (555), 46 of 51 on the dev5 half these were drawn from against 45
 _COGNATES = (("ical", "ique"), ("ics", "iques"), ("ic", "ique"), ("ities", "ites"), ("ity", "ite"),
              ("ency", "ence"), ("ancy", "ance"), ("ories", "oires"), ("ory", "oire"),
              ("izations", "isations"), ("ization", "isation"), ("ized", "ise"), ("izes", "ise"),
