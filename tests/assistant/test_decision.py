@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import pytest
 
 from assistant.answer import answer, lexicon_for
-from assistant.search.query import Lexicon, analyse, glossary_pairs
+from assistant.search.query import Lexicon, analyse, cognate, gloss_pairs, glossary_pairs
 from assistant.search.relevance import FEATURES, RefusalModel, coverage, decide, load_model, named_words, trap_sense
 from evals.calibrate import fit_refusal
 
@@ -39,6 +39,35 @@ def test_english_phrases_are_bridged_to_the_guides_french_words():
     assert query.text == "How do I avoid shared memory bank conflicts?"   # the dense side reads the question
     french = analyse("Pourquoi mes bank conflicts ?", "fr", lexicon)
     assert french.bridged == ("Conflit de banques",)          # multi-word phrases only for French
+
+
+CHAPTER = """Le **tri par base** (*radix sort*) range les clés chiffre par chiffre. Faute de
+registres, le compilateur déverse (*spill*) des valeurs en mémoire locale ; les dispositions
+des données (*layouts*) comptent aussi. Un ordonnancement statique fixe les tâches d'avance,
+un ordonnancement dynamique les distribue au fil de l'eau ; la latence de la mémoire…
+"""
+
+
+def test_a_chapters_glosses_give_pairs():
+    assert gloss_pairs(CHAPTER) == [("radix sort", "tri par base"), ("spill", "déverse")]   # not « données »
+
+
+def test_chapter_glosses_and_cognates_bridge_english_questions():
+    lexicon = Lexicon.from_passages([Passage("Tris", "Tri par base", CHAPTER, "domaines-02")])
+    query = analyse("Static vs dynamic scheduling, and why does a radix sort spill?", "en", lexicon)
+    assert {"statique", "dynamique", "tri par base", "déverse"} <= set(query.bridged)
+    french = analyse("Un radix sort statique ?", "fr", lexicon)
+    assert french.bridged == ("tri par base",)               # cognates are for English questions only
+
+
+@pytest.mark.parametrize("word, french", [
+    ("static", "statique"), ("latency", "latence"), ("memory", "memoire"),
+    ("dynamics", "dynamiques"),   # the French stem « dynam » is the guide's
+    ("music", None),           # the guide writes no « musique »: a cognate is a word it uses
+])
+def test_cognates_are_words_the_guide_writes(word, french):
+    lexicon = Lexicon.from_passages([Passage("Tris", "Tri par base", CHAPTER, "domaines-02")])
+    assert cognate(word, lexicon.french) == french
 
 
 @pytest.mark.parametrize("question, trap", [
