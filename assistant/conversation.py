@@ -79,6 +79,10 @@ _Y_NOT_AFTER = ("a", "avait", "aura", "aurait", "prendre", "prend")
 # « montre-moi l'exemple avec … », "show me the code": asks for a part of the previous answer
 _SHOW_ME = re.compile(r"^(montre|montrez|donne|donnez|affiche|show|give)(-moi|-nous|\s+me|\s+us)?\s+"
                       r"(l'|le\s|la\s|les\s|the\s)")
+# "give me a worked example", « montre-moi un exemple de code »: an example of what was just
+# said; "an example of a hash table" names its own subject (dev6: 2 of its 6 missed follow-ups)
+_EXAMPLE_OF_IT = re.compile(r"^(montre|montrez|donne|donnez|show|give)(-moi|-nous|\s+me|\s+us)?\s+(un|une|an?|some)\s+"
+                            r"(?:[\w-]+\s+){0,2}(exemples?|examples?|snippets?|démos?|demos?)\b")
 # « en quoi c'est différent de CUTLASS ? », « quelle différence avec la version naïve ? »: a
 # comparison that names one side only; « la différence entre X et Y » names both
 # « c'est mieux que MXFP4 ? » (the thing compared is the previous answer's)
@@ -211,6 +215,8 @@ def _is_followup(question: str) -> bool:
         return True
     m = _PRONOUN.search(lowered)          # the first pronoun decides: later ones repeat it
     if m and _pronoun_points_back(lowered, m):
+        return True
+    if _EXAMPLE_OF_IT.match(lowered) and not _NEW_COMPLEMENT.search(lowered):
         return True
     show_me = _SHOW_ME.match(lowered) and not _NEW_COMPLEMENT.search(lowered)
     if n_terms <= _ANAPHORA_MAX_TERMS and (_CLITIC_OBJECT.search(lowered) or show_me

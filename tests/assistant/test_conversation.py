@@ -29,7 +29,8 @@ HISTORY = Conversation((Turn(FIRST, FIRST, "answer", ("performance-07",), "…")
                                       "so why is it slower?", "Pourquoi ne le voit-on pas dans Nsight Systems ?",
                                       "en quoi c'est différent de CUTLASS ?", "quelle différence avec la version naïve ?",
                                       "how does it compare to cuBLAS?", "which one is better?", "lequel est le plus rapide ?",
-                                      "what is the speedup?", "explique davantage", "explain in more detail"])
+                                      "what is the speedup?", "explique davantage", "explain in more detail",
+                                      "give me a worked example", "montre-moi un exemple de code"])
 def test_followups_carry_the_previous_topic(question):
     r = resolve(question, HISTORY)
     assert r.followup and r.how == "rule"
@@ -47,6 +48,7 @@ def test_followups_carry_the_previous_topic(question):
                                       "What is a warp and why does it matter?",
                                       "Quelle est la bande passante de la HBM du H100 ?",
                                       "c koi la coalescence", "c'est quoi la coalescence ?",
+                                      "give me an example of a GPU hash table",
                                       "what's the KV cache?",
                                       "Comment s'y prendre pour mesurer la bande passante de la HBM ?",
                                       "Y a-t-il des conflits de banques en mémoire partagée ?",
