@@ -21,8 +21,8 @@ from ingest.errors import TuileError
 
 
 def register(subparsers) -> None:
-    llm_help = ("générateur : composed, openai:<modèle>, ollama:<modèle> "
-                "(défaut : $TUILE_LLM, sinon composed, la réponse composée du guide)")
+    llm_help = ("générateur : composed, composed:rerank (tête reclassée par le sens), openai:<modèle>, "
+                "ollama:<modèle> (défaut : $TUILE_LLM, sinon composed, la réponse composée du guide)")
     ask = subparsers.add_parser("ask", help="poser une question au guide",
                                 description="Répond à une question à partir du guide, en citant ses sections.")
     ask.add_argument("question", help="la question, entre guillemets")

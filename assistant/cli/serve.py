@@ -32,7 +32,8 @@ def register(subparsers) -> None:
                         "modèle distant (réponses composées du guide)")
     p.add_argument("--index", metavar="DIR", help="dossier de l'index (défaut : $TUILE_INDEX)")
     p.add_argument("--corpus", metavar="DIR", help="dossier du guide (défaut : corpus/ ou $TUILE_CORPUS)")
-    p.add_argument("--llm", metavar="SPEC", help="générateur des réponses (défaut : $TUILE_LLM, sinon composed)")
+    p.add_argument("--llm", metavar="SPEC", help="générateur des réponses : composed, composed:rerank, openai:<modèle>, ollama:<modèle> "
+                   "(défaut : $TUILE_LLM, sinon composed)")
     p.add_argument("--scheduler", metavar="ADRESSE",
                    help="pool de GPU : planificateur Dask tcp://HÔTE:8786 où partent les noyaux "
                         "(défaut : $TUILE_SCHEDULER ; sans lui, sur cet hôte)")
