@@ -202,11 +202,6 @@ def answer(question, conversation: Conversation | None = None, generator=None, *
         if language == "en":
             yield Piece("notice", _EN_NOTICE)
         pieces, draft = _generated(gen, query.expanded, hits, history, language, dict(searched=query.text))
-    partial = ""
-    if decision.verdict == "partial" and draft is not None and not draft.failure:
-        partial = _partial_text(decision, draft.citations[0].label if draft.citations else hits[0].label, language)
-    for piece in ([partial] if partial else []) + (pieces if draft is not None and not draft.failure else []):
-        yield Piece("text", piece)
     if draft is None or draft.failure:   # no quotable sentence at all: say so, do not invent
         suggestions = _nearest_chapters(hits)
         reply = _refusal_text(suggestions, language)
@@ -214,6 +209,11 @@ def answer(question, conversation: Conversation | None = None, generator=None, *
         yield Answer(kind="refusal", text=reply, suggestions=suggestions, generator="composed",
                      notice=notice, **{**common, "decision": "refuse"})
         return
+    partial = ""
+    if decision.verdict == "partial":
+        partial = _partial_text(decision, draft.citations[0].label if draft.citations else hits[0].label, language)
+    for piece in ([partial] if partial else []) + pieces:
+        yield Piece("text", piece)
     if draft.notice:              # the checked LLM reply lost unsupported sentences
         yield Piece("notice", draft.notice)
     notes = " ".join(n for n in (notice, draft.notice) if n)
