@@ -31,6 +31,11 @@ _SECTION_SHARE = 0.25  # the section's best sentence breaks ties between blocks 
 _OWN_CODE_LINES = 30   # a longer block is a whole program: shown when code is asked for, not unasked
 
 
+def _language(block: str) -> str:
+    """The language its fence names (```` ```cuda ```` → "cuda"; a bare fence → "")."""
+    return block.split("\n", 1)[0].strip("`~ ").lower()
+
+
 def _code_block(hits: Sequence, section_scores: dict[int, float], named: frozenset = frozenset(),
                 question: str = "", question_terms: frozenset = frozenset()) -> tuple[int, str] | None:
     """The code block that answers a request for code: among the blocks of the retrieved
@@ -42,7 +47,8 @@ def _code_block(hits: Sequence, section_scores: dict[int, float], named: frozens
     question's terms). Returns (rank, block verbatim) or None."""
     best = section_scores
     folded = fold(question)
-    wanted = {lang for lang, words in _CODE_LANGUAGES.items() if any(re.search(w, folded) for w in words)}
+    spoken_in = {fence for lang, words in _CODE_LANGUAGES.items() if any(re.search(w, folded) for w in words)
+                 for fence in _CODE_LANGUAGES_FENCES[lang]}
     commands = bool(_COMMAND.search(folded))
     found: list[tuple[float, int, int, str]] = []
     # every retrieved section, even one whose sentences were all met in an earlier chunk of it
@@ -52,11 +58,11 @@ def _code_block(hits: Sequence, section_scores: dict[int, float], named: frozens
             held = set(terms(block))
             if named and not any(t in held for t in named):
                 continue
-            lang = block.split("\n", 1)[0].strip("`~ ").lower()
+            lang = _language(block)
             if lang in _SHELL and not commands:
                 continue
             share = len(question_terms & held) / len(question_terms) if question_terms else 0.0
-            spoken = _LANGUAGE_BONUS if wanted and lang in set().union(*(_CODE_LANGUAGES_FENCES[w] for w in wanted)) else 0.0
+            spoken = _LANGUAGE_BONUS if lang in spoken_in else 0.0
             if share > 0 or best.get(r, 0.0) > 0:
                 found.append((share + spoken + _SECTION_SHARE * best.get(r, 0.0), -r, -i, block))
     if not found:
@@ -68,8 +74,7 @@ def _code_block(hits: Sequence, section_scores: dict[int, float], named: frozens
 def _own_code(hits: Sequence, rank: int) -> tuple[int, str] | None:
     """The lead's own section's code block, when short: « comment capturer un graphe … ? »
     is answered by the lines that do it, asked for or not."""
-    codes = [b for b in section_blocks(hits[rank].text).codes
-             if b.split("\n", 1)[0].strip("`~ ").lower() not in _SHELL]
+    codes = [b for b in section_blocks(hits[rank].text).codes if _language(b) not in _SHELL]
     if codes and len(codes[0].splitlines()) <= _OWN_CODE_LINES:
         return rank, codes[0]
     return None
