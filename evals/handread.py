@@ -31,13 +31,13 @@ def _clean(item: dict) -> dict:
     return item
 
 
-def _opening(text: str) -> str:
+def _opening(final) -> str:
     """The answer's opening paragraph as shown (after a partial answer's « Le guide en parle
-    dans … » line), up to the first point or the « Pour approfondir » list."""
-    paragraphs = [p for p in text.split("\n\n") if p.strip()]
-    if paragraphs and paragraphs[0].startswith(("Le guide en parle dans", "The guide talks about")):
+    dans … » paragraph), up to the first point or the « Pour approfondir » list."""
+    paragraphs = [p for p in final.text.split("\n\n") if p.strip()]
+    if final.decision == "partial":
         paragraphs = paragraphs[1:]
-    return paragraphs[0] if paragraphs else text
+    return paragraphs[0] if paragraphs else final.text
 
 
 def sample(n: int, seed: int, split: str = "test") -> list[dict]:
@@ -60,7 +60,7 @@ def main(argv=None) -> int:
         final = list(answer(item["q"], None, "composed"))[-1]
         rows.append({"q": item["q"], "kind": item.get("kind"), "lang": item.get("lang", "fr"),
                      "gold": item.get("gold", []), "answer_kind": final.kind, "decision": final.decision,
-                     "lead": _opening(final.text),
+                     "lead": _opening(final),
                      "points": [q.text for q in final.quotes[1:]], "text": final.text,
                      "chapters": list(final.chapter_ids)})
     Path(args.out).write_text(json.dumps(rows, ensure_ascii=False, indent=1), encoding="utf-8")
