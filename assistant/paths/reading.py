@@ -65,7 +65,8 @@ clause with no topic right after it, holds a word outside the lexicon ("c mal js
 mouais", "tkt"); otherwise (only named:
 "Hopper + TMA", "les mbarrier sont cachées par la bibliothèque") unsettled, and asked: a
 question too many costs less than a prerequisite wrongly taken as known. "tout sauf TMA"
-settles TMA only.
+settles TMA only. Every fact is then read a second time, locally, by ``assistant.paths.window``
+(the words right around the prerequisite's name), and kept only when both readings agree.
 Steps 1-3 live in ``assistant.paths.clauses``, the clashes of step 5 in ``assistant.paths.clash``; a yes/no
 answer to a prerequisite question is read by ``assistant.paths.yesno``.
 Limits: no syntax tree; nested clauses beyond one concession per sentence are read clause by
@@ -81,6 +82,7 @@ from assistant.paths.clash import CLAIM_MIN, claims_of, find_clash
 from assistant.paths.clauses import (AFFIRM, SPLIT, Clause, Rules, beginner_in, clauses, clean, consume_negation,
                                     self_negating, unknown_words)
 from assistant.paths.quotes import source_span
+from assistant.paths.window import check_facts
 
 # Own evidence a higher level needs before a lower level's background moves up to it: one
 # passing word ("mémoire partagée", 1) must not lift a CUDA course to "optimiser".
@@ -95,6 +97,10 @@ _PRONOUN = re.compile(r"(?:\bj'en\b|\bn'en\b|\ben (?:ai|avons|a)\b|\b(?:any|one)
 
 # A relative clause cut off by ``SPLIT`` ("… qui n'y connaît rien", "… who never coded").
 _RELATIVE = re.compile(r"^(?:qui|who)\b")
+# A clause that gives something a name ("my cat's name is Tensor", "mon chien s'appelle Cuda"):
+# the name is no evidence of what the reader knows (paths_dev9: 1 nonsense answer of 10 was
+# recommended on as PyTorch for it).
+_NAMING = re.compile(r"\b(?:s'appelle\w*|appele\w*|nomme\w*|surnomm\w*|name is|names are|named|called|nicknamed)\b")
 _THAT = re.compile(r"\b(?:ca|cela|ceci|it|them|that|this)\b")
 _WISH_VERB = re.compile(r"\b(?:veux|voudrais|voudrait|aimerais|souhaite\w*|envie|want\w*|wanna|would like|i'?d like|"
                         r"plan to|planning to|hope|j'espere|objectif|goal)\b")
@@ -216,6 +222,8 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
         if clause.negative and _RELATIVE.match(clause.text):
             # "à ma direction qui n'y connaît rien": a denial about someone else says nothing of
             # the reader (on paths_dev4 it ruled out the reader's own wish to understand).
+            continue
+        if _NAMING.search(clause.text):
             continue
         read.append((raw, clause))
         # "j'ai lu un billet sur les megakernels et je veux comprendre ça précisément": in a wish,
@@ -397,7 +405,11 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
     top = ranked[0][1] if ranked else 0.0
     runner = ranked[1][1] if len(ranked) > 1 else 0.0
     # Hesitating between options ("un peu de CUDA, un peu d'optimisation, je sais plus trop").
-    hedged = bool(rules.hedges.search(cleaned)) and runner > 0 or bool(rules.undecided.search(cleaned))
+    # A hedge in a clause that names a prerequisite ("sauf que la synchro entre noyaux jsuis pas
+    # sur") doubts that prerequisite, which is then asked, not the level (paths_dev9: 1 Hopper
+    # reader of 45 asked about the level for it).
+    about_self = " ".join(c.text for _, c in read if not any(p.search(c.text) for p in rules.prerequisites.values()))
+    hedged = bool(rules.hedges.search(about_self)) and runner > 0 or bool(rules.undecided.search(cleaned))
     # Experience said to be long past ("j'ai fait du CUDA il y a longtemps"): how much is left is
     # the reader's to say, so the level is asked (paths_dev4: recommended on as simple kernels);
     # not on the ladder's first rung, with none below it ("un peu de PHP il y a longtemps").
@@ -430,6 +442,8 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
         if _FIRST_PERSON.search(c.text) and not rules.wish.search(c.text):
             for oid in claims_of(c, compiled, rules):
                 claims.setdefault(oid, source_span(c.text, text, SPLIT))
+    # The words around each prerequisite's name must say what the clauses say (``assistant.paths.window``).
+    facts = check_facts(cleaned, facts, rules)
     return Reading(match, contradiction, facts, understood or top > 0, hedged, tuple(o for o in ids if o in excludes),
                    tuple(source_span(c, text, SPLIT) for c in clash), tuple(claims.items()),
                    tuple((o, source_span(denied_by[o], text, SPLIT)) for o in ids if o in excludes and o in denied_by))
