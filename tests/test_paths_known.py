@@ -31,6 +31,13 @@ from paths_steps import dialogue, run_turns  # noqa: F401 (dialogue: a fixture)
     ("je vais me mettre à la TMA", {}),
     # Informal spelling of the first person.
     ("j utilise tma tous les jours", {"tma": True}),
+    # Read again around each name: a denial next to it is never a known prerequisite, and a
+    # name in a list takes the predicate after the list.
+    ("les warps je maîtrise, mais la TMA pas vue et les mbarrier non plus", {"warp": True, "tma": False, "mbarrier": False}),
+    ("I know warps well but the rest (mbarrier, TMA) is fuzzy to me", {"warp": True, "tma": False}),
+    # The clause reader took TMA as known and the synchronisation as not; the words around
+    # each name disagree, so both are asked.
+    ("warps et mbarrier ok, la tma jamais et la synchro entre noyaux ok", {"warp": True, "mbarrier": True}),
 ])
 def test_a_prerequisite_is_known_only_when_the_words_affirm_it(dialogue, text, facts):
     got = dialogue.read("level", text).facts

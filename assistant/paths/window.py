@@ -10,11 +10,15 @@ confident recommendations that contradicted the reader. The local reading is del
 narrow, so the two readers fail differently:
 
 - the answer is cut at punctuation, brackets and concessions ("mais", "but", "sauf", "par
-  contre" …) and at "et"/"and"; a piece that only names things ("mbarrier", "warp et") joins
-  the piece after it, so a list takes the predicate that follows it ("mbarrier, TMA : jamais vu");
-- a prerequisite stays known only when its piece affirms (a knowing, doing or "ok" word) with
-  no negation, doubt, hedge, partial knowledge, learning or question mark in it;
-- a prerequisite stays unknown unless its piece affirms it plainly: "la tma pas encore et la
+  contre" …) and at "et"/"and" (not before "qu'…", "why …": "je sais ce qu'est un warp et qu'il
+  ne faut pas …" is one piece); a piece with no predicate of its own ("mbarrier", "device sync")
+  joins the next across a comma, a slash, a colon or "et", so a list takes the predicate that
+  follows it ("mbarrier, TMA : jamais vu"), but not across a concession or a full stop;
+- a prerequisite stays known only when its piece affirms (a knowing, doing or "ok" word, or
+  "je sais pourquoi …") with no negation, doubt, hedge, partial knowledge, beginner's word,
+  learning, wish or question mark in it;
+- a prerequisite stays unknown unless its piece affirms it plainly and no piece after it, before
+  the next name, takes it back ("je maîtrise TMA… enfin, à peu près"): "la tma pas encore et la
   synchro entre noyaux ok" keeps TMA unknown and asks about the synchronisation.
 
 A question too many costs the reader one click; a prerequisite wrongly taken as known sends
@@ -32,7 +36,7 @@ _CUT = re.compile(r"[.;!?()\[\]{},:]|\s[-–—]\s|\b(?:mais|but|sauf|except|exc
                   r"\b(?:et|and)\b(?! (?:qu'|que\b|pourquoi|why|that|how|comment|ce qu|what))")
 _NEGATIVE = re.compile(r"(?:\b(?:jamais|pas|ne|non|no|not|never|nope|nan|nah|aucun\w*|rien|sans|without|none|nothing|"
                        r"ni|nor|blur|flou\w*|mystere|mystery|chinois|greek|nul|zero|dunno|jsp|chepa|chais|"
-                       r"moins|less|hmm+|euh+|mouais|mwais)\b|\bn'|n't\b|\?)")
+                       r"moins|less|hmm+|euh+|mouais|mwais|novice|beginner|debutan\w*|debute|newbie|noob|new to)\b|\bn'|n't\b|\?)")
 _POSITIVE = re.compile(r"\b(?:oui|yes|yep|yeah|yup|ouais|ok|okay|connais\w*|connu|know\w*|sais|maitris\w*|master\w*|"
                        r"utilis\w*|j'utilise|uses?|used|using|ecri\w*|j'ecris|wr[io]t\w*|written|compris|comprends|"
                        r"understand\w*|clair\w*|clear|fine|good|bien|sure|obviously|evidemment|familier\w*|familiar|"
@@ -40,9 +44,9 @@ _POSITIVE = re.compile(r"\b(?:oui|yes|yep|yeah|yup|ouais|ok|okay|connais\w*|conn
                        r"nickel|pige|capte|gere|handle\w*|implement\w*|cod\w*|programm\w*|manipul\w*|travaill\w*|"
                        r"bosse|work\w*|optimi[sz]\w*|tous les jours|daily|every day|aussi|too|also|as well|pareil|idem|"
                        r"tout|all|everything|both|les deux|acquis|evident|obvious|of course|basique|basic|classique)\b")
-# Words that are no predicate: a piece made only of these and prerequisite names is a list item.
-_FILLER = re.compile(r"\b(?:les?|la|l'|des|du|de|d'|un|une|the|a|an|et|and|ou|or|aussi|ca|cette|ces|ce|cet|my|mes|"
-                     r"mon|ma|their|leurs?|honnetement|honestly|perso|personnellement|alors|bon|ben|the rest|le reste)\b")
+# "je sais pourquoi il ne faut pas …", "I get why people don't like …": the negation is what is known.
+_KNOWS_WHY = re.compile(r"(?:^|\b)(?:je|j'|i)\s+(?:\w+\s+){0,2}?(?:sais|comprends|vois|capte|know|get|understand|see)\s+"
+                        r"(?:pourquoi|why|que|qu'|that|how|comment|ce qu)")
 
 
 def check_facts(cleaned: str, facts: dict[str, bool], rules: Rules) -> dict[str, bool]:
@@ -57,11 +61,12 @@ def check_facts(cleaned: str, facts: dict[str, bool], rules: Rules) -> dict[str,
             if known is False:
                 kept[pid] = False
             continue
-        piece = next((text for start, end, text in pieces if start <= found.start() < end), "")
+        at = next((i for i, (start, end, _) in enumerate(pieces) if start <= found.start() < end), None)
+        piece = pieces[at][2] if at is not None else ""
         if known:
             if _affirms(piece, rules):
                 kept[pid] = True
-        elif not _affirms(piece, rules):
+        elif not _affirms(piece, rules) or _taken_back(pieces[at + 1:], rules):
             kept[pid] = False
     return kept
 
@@ -69,23 +74,45 @@ def check_facts(cleaned: str, facts: dict[str, bool], rules: Rules) -> dict[str,
 def _affirms(piece: str, rules: Rules) -> bool:
     # "il ne faut pas appeler …", "bad idea": what is known, not a denial of knowing it
     piece = rules.neutral.sub(" ", piece)
-    doubt = (_NEGATIVE, rules.partial, rules.unsure, rules.not_yet, rules.hedges, rules.vague, rules.wish)
-    return bool(_POSITIVE.search(piece)) and not any(p.search(piece) for p in doubt)
+    why = _KNOWS_WHY.search(piece)
+    if why:
+        return not _doubts(piece[:why.start()], rules)
+    return bool(_POSITIVE.search(piece)) and not _doubts(piece, rules)
+
+
+def _doubts(text: str, rules: Rules) -> bool:
+    return any(p.search(text) for p in (_NEGATIVE, rules.partial, rules.unsure, rules.not_yet, rules.hedges,
+                                        rules.vague, rules.wish))
+
+
+def _taken_back(after: list[tuple[int, int, str]], rules: Rules) -> bool:
+    """A piece naming no prerequisite right after doubts what was affirmed ("je maîtrise TMA…
+    enfin, à peu près")."""
+    for _, _, text in after:
+        if any(p.search(text) for p in rules.prerequisites.values()):
+            return False
+        if _doubts(text, rules):
+            return True
+    return False
 
 
 def _pieces(cleaned: str, rules: Rules) -> list[tuple[int, int, str]]:
     """``(start, end, text)`` of each piece; a piece with no predicate joins the next one."""
-    raw, start = [], 0
+    raw, start, listed = [], 0, True
     for cut in _CUT.finditer(cleaned):
-        raw.append((start, cut.start()))
-        start = cut.end()
-    raw.append((start, len(cleaned)))
+        raw.append((start, cut.start(), listed))
+        start, listed = cut.end(), cut.group() in (",", "/", ":") or cut.group().strip() in ("et", "and")
+    raw.append((start, len(cleaned), listed))
     pieces: list[tuple[int, int, str]] = []
     pending: int | None = None
-    for s, e in raw:
+    for s, e, joins in raw:
         text = cleaned[s:e]
         if not text.strip():
             continue
+        if pending is not None and not joins:
+            # a list stops at a concession or a full stop: "mbarrier, mais TMA ok" says nothing of mbarrier
+            pieces.append((pending, s, cleaned[pending:s]))
+            pending = None
         begin = s if pending is None else pending
         if _bare(text, rules):
             pending = begin
@@ -98,9 +125,6 @@ def _pieces(cleaned: str, rules: Rules) -> list[tuple[int, int, str]]:
 
 
 def _bare(text: str, rules: Rules) -> bool:
-    """Only prerequisite names and filler words: a list item that takes the next piece's predicate."""
-    rest = text
-    for pattern in rules.prerequisites.values():
-        rest = pattern.sub(" ", rest)
-    rest = _FILLER.sub(" ", rest)
-    return not re.sub(r"[\W_]+", "", rest)
+    """No predicate, neither affirming nor doubting ("warps", "device sync"): a list item that
+    takes the next piece's predicate."""
+    return not _POSITIVE.search(text) and not _doubts(text, rules)
