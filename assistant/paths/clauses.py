@@ -207,11 +207,14 @@ def unknown_words(text: str, rules: Rules) -> list[str]:
 _PLUS = re.compile(r"(?<![\w+])\+(?!\+)\s*(?=(?:vite|rapides?|rapidement|efficaces?|performante?s?|lente?s?|"
                    r"faciles?|simples?|fast\w*|quick\w*)\b)")
 _NONE = re.compile(r"(?<![\w.,])0(?![\w.,%])\s*(?=[a-z])")
+# "un tenseur sur cuda:0", "x.cuda()": PyTorch's name of a device, no CUDA written (paths_dev9/10:
+# 3 PyTorch users of 45 asked whether they wrote CUDA kernels); and the colon would cut a clause.
+_DEVICE = re.compile(r"\bcuda(?::\d+|\s?\(\))")
 
 
 def clean(text: str, rules: Rules) -> str:
     """Normalised, spelling-corrected text with the neutral phrases blanked."""
-    norm = _NONE.sub("zero ", _PLUS.sub("plus ", normalise(text)))
+    norm = _NONE.sub("zero ", _PLUS.sub("plus ", _DEVICE.sub("device", normalise(text))))
     norm = re.sub(r"[\w']+", lambda m: rules.aliases.get(m.group(0), m.group(0)), norm)
     norm = correct(norm, rules.vocabulary, rules.known_words)
     norm = rules.fine.sub(" ok ", norm)
