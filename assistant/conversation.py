@@ -32,6 +32,11 @@ dev files (333 conversations) two-turn answers citing the gold chapter: 323 → 
 A short question with a question word of its own, informal ones included (« c koi la
 coalescence »), is a new question: it is searched as typed, and the composer does not
 repeat the previous answer's sentences in any case.
+A rule follow-up that swaps one thing of the previous question for another of its kind (« et
+en bf16 ? » after a question on FP16, "and a 4090?" after one on the H100) searches the previous
+question with the thing replaced (``assistant.search.swap``); « pourquoi c'est plus rapide ? »,
+whose « c'est » has no subject of its own, points back. Over the eight dev files (473
+conversations) two-turn answers citing the gold chapter: 454 → 457.
 Limits: the rule looks one turn back and cannot tell a new short question that happens
 to start with « et » from a follow-up; an English follow-up that names a fresh noun
 without pointing back ("what changed in the next version?") is read as a new question.
@@ -45,6 +50,7 @@ from typing import Callable, Optional
 from ingest.analyzer import terms, words
 from assistant.answer_records import Conversation, Turn
 from assistant.inputs import language
+from assistant.search.swap import swapped
 
 Rewriter = Callable[[str, tuple[Turn, ...]], Optional[str]]
 
@@ -126,6 +132,11 @@ _NEW_SUBJECT = re.compile(r"^\W*(autre question|nouvelle question|question diff�
                           r"\s*[:,;.!?\-–—]*\s*(?:(?:mais|but)\b\s*)?", re.IGNORECASE)
 # « un exemple concret stp »: politeness asks for nothing; counted as a content term it made the
 # request look like one with a subject of its own (2 of the 300 labelled dev follow-ups say one)
+# « pourquoi c'est plus rapide ? », « c lent ? »: « c'est », with no subject of its own, is the
+# thing just answered (dev7: « pourquoi c plus rapide ? » after pinned memory was read as new)
+_CE_BACK = re.compile(r"(?:^|\s)(?:c'est|c|cest|ça|ca)\s+(?:pas\s+|vraiment\s+|encore\s+)?(?:plus|moins|mieux|pire|"
+                      r"aussi|si|trop|lente?s?|rapides?|importante?s?|utiles?|nécessaires?|necessaires?|grave|"
+                      r"normale?s?|possibles?|dangereu\w+|chers?|longs?|efficaces?|obligatoires?|vrai)\b")
 _POLITE = frozenset("stp svp please pls plz merci thanks".split())
 _SHORT = 3          # content terms; « et avec des tuiles de 64 ? » has 2
 _ANAPHORA_MAX_TERMS = 4   # the longest follow-up of the eval sets has 3 content terms
@@ -226,6 +237,8 @@ def _is_followup(question: str) -> bool:
     if (n_terms <= _SHORT and one_sided and not _BOTH_SIDES & set(ws)
             and not terms(lowered[:one_sided.start()].replace("différence", "").replace("difference", ""))):
         return True
+    if n_terms <= 2 and _CE_BACK.search(lowered):
+        return True
     if n_terms <= 2 and _ANSWER_PARTS & set(ws):
         return True
     asks = any(w in _QUESTION_WORDS for w in ws) or (
@@ -270,5 +283,7 @@ def resolve(question: str, conversation: Conversation | None, rewriter: Rewriter
         return Resolved(searched)
     topic = " ".join(previous.resolved_question.split()[-_TOPIC_WORDS:])
     mixed = "en" if "en" in (language(topic), language(searched)) else "fr"
-    return Resolved(f"{topic} {searched}", followup=True, how="rule", own=searched,
+    # « et en bf16 ? » after a question on FP16: the same question, of the other format
+    query = swapped(previous.resolved_question, searched) or f"{topic} {searched}"
+    return Resolved(query, followup=True, how="rule", own=searched,
                     previous_chapters=tuple(previous.chapter_ids), language=mixed)

@@ -217,6 +217,7 @@ _MEASURE = re.compile(r"\d[\d\u202f\u00a0 ,.]*\s?(?:%|×|fois|[kKMGT]?i?[oB]\b|[
 _DIGIT = re.compile(r"\d")
 _CALL = re.compile(r"`[\w.:]+\(")   # a call written as code: `cudaFuncSetAttribute(...)`
 _WANTED = {"why": "cause", "howmuch": "figure", "compare": "contrast", "how": "step"}
+_OPENING_WORDS = 120   # with a third sentence that names what the question names (``_third``)
 
 
 
@@ -655,6 +656,22 @@ def _second(lead: _Candidate, points: list[_Candidate], cands: list[_Candidate],
     return after if follows and asked.kind in ("what", "why") else None
 
 
+def _third(opening: list[_Candidate], points: list[_Candidate], named: frozenset = frozenset()) -> _Candidate | None:
+    """The point that names what the question names and the opening paragraph does not (« MI300X
+    vs MI355X » asked as « combien », « blockIdx, threadIdx, … »), when the paragraph stays under
+    ``_OPENING_WORDS``. Names only: on the round-6 hand-read questions, completing by any
+    question term added a sentence on « --kernel-name » to « why do I need the if (i < n) test
+    in my kernel », 3 of 6 completions off the point."""
+    words = sum(len(c.text.split()) for c in opening)
+    if not named or any(c.header for c in opening) or words > _PAIR_WORDS:
+        return None
+    missing = set(named) - set().union(*(c.keys for c in opening))
+    fitting = [c for c in points if c not in opening and not c.header and c.keys & missing
+               and words + len(c.text.split()) <= _OPENING_WORDS and not _UNSHOWN.search(c.text)
+               and not any(_near_duplicate(c, o) or c.text in o.text for o in opening)]
+    return max(fitting, key=lambda c: (len(c.keys & missing), c.score), default=None)
+
+
 def _piece(c: _Candidate, n: int, first: bool) -> str:
     if c.header:
         rows = "\n".join([c.text, *(r.text for r in c.more_rows)])
@@ -731,15 +748,21 @@ def compose(question: str, hits: Sequence, shown: str = "", reranker: LeadRerank
         return by_section[key]
 
     second = _second(chosen[0], chosen[1:], cands, hits, asked)
+    opening = [chosen[0]] + ([second] if second is not None else [])
+    third = _third(opening, chosen[1:], asked.named)
+    opening += [third] if third is not None else []
     quotes, pieces = [], []
-    for i, c in enumerate(c for c in chosen if c is not second and (second is None or c.text != second.text)):
+    for i, c in enumerate(c for c in chosen if not any(c is o or c.text == o.text for o in opening[1:])):
         n = number(c.rank)
         quotes.append(Quote(c.text, n))
         quotes.extend(Quote(r.text, n) for r in c.more_rows)   # each row is verbatim, the set is not
-        if i == 0 and second is not None:
-            m = number(second.rank)
-            quotes.append(Quote(second.text, m))
-            pieces.append(f"{c.text} [{n}] {second.text} [{m}]\n\n")
+        if i == 0 and len(opening) > 1:
+            said = [f"{c.text} [{n}]"]
+            for o in opening[1:]:
+                m = number(o.rank)
+                quotes.append(Quote(o.text, m))
+                said.append(f"{o.text} [{m}]")
+            pieces.append(" ".join(said) + "\n\n")
         else:
             pieces.append(_piece(c, n, i == 0))
         if i == 0 and code is not None:

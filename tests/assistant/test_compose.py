@@ -381,3 +381,14 @@ def test_a_request_for_code_gets_the_kernel_not_the_shell_commands():
     assert "__global__ void addition" in comp.text and "export PATH" not in comp.text
     asked = compose("quelle commande pour mettre nvcc dans le PATH ? montre", hits[:1])
     assert "export PATH" in asked.text          # a command asked for is a shell block
+
+
+def test_the_opening_names_what_the_question_names():
+    # « combien … MI300X vs MI355X »: a lead and its next sentence on the MI355X alone are
+    # completed by the point on the MI300X.
+    comp = compose("combien de CU et de bande passante sur un MI300X vs MI355X ?", _hits(
+        ("CDNA 4", "Le MI355X compte 256 CU et une bande passante de 8 To/s. Sa LDS passe à 160 Kio par CU."),
+        ("CDNA 3", "Les puces de calcul partagent un cache commun. "
+                   "Le MI300X compte 304 CU et une bande passante de 5,3 To/s.")))
+    opening = comp.pieces[0]
+    assert "MI355X compte 256 CU" in opening and "MI300X compte 304 CU" in opening

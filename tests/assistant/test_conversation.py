@@ -164,3 +164,26 @@ def test_a_followup_joined_to_an_english_part_is_searched_as_english(first, seco
     history = Conversation((Turn(first, first, "answer", ("performance-04",)),))
     r = resolve(second, history)
     assert r.followup and r.language == searched_as and r.previous_chapters == ("performance-04",)
+
+
+@pytest.mark.parametrize("first,second,searched", [
+    ("Quelle est la taille mémoire d'un paramètre en FP16 ?", "et en bf16 ?",
+     "Quelle est la taille mémoire d'un paramètre en bf16 ?"),
+    ("What is the HBM bandwidth of an H100?", "and the H200?", "What is the HBM bandwidth of an H200?"),
+    ("Comment mesurer un noyau CUDA ?", "et en Triton ?", "Comment mesurer un noyau Triton ?"),
+])
+def test_a_followup_that_swaps_one_thing_searches_the_previous_question_with_it(first, second, searched):
+    history = Conversation((Turn(first, first, "answer", ("fondations-06",), "…"),))
+    r = resolve(second, history)
+    assert r.followup and r.query == searched and r.own == second
+
+
+def test_no_swap_when_the_previous_question_names_two_of_a_kind():
+    first = "H100 ou A100 pour apprendre ?"
+    r = resolve("et la H200 ?", Conversation((Turn(first, first, "answer", ("pratique-01",), "…"),)))
+    assert r.followup and r.query == f"{first} et la H200 ?"
+
+
+@pytest.mark.parametrize("question", ["pourquoi c plus rapide ?", "pourquoi c'est plus rapide ?", "c'est mieux en triton ?"])
+def test_c_est_without_a_subject_points_back(question):
+    assert resolve(question, HISTORY).followup
