@@ -21,10 +21,12 @@ MAX_CHARS = 2000
 _MAX_CONTROL_SHARE = 0.10
 
 _EN_MARKERS = frozenset("the what why how is are does do which when where can should i my "
-                        "with of and to in use using difference between".split())
+                        "with of and to in use using difference between "
+                        # chat spellings: "whats a cuda stream" was read as French and refused
+                        "whats wats hows whys wheres whos im ive dont doesnt cant isnt wont".split())
 _FR_MARKERS = frozenset("le la les un une des est sont pourquoi comment quel quelle quels "
                         "quelles qu que qui avec de du dans pour sur et ou mon ma mes "
-                        "entre faut peut".split())
+                        "entre faut peut c koi pk ya jsp chui jsuis".split())
 
 EXAMPLE = "« Pourquoi ma transposition plafonne-t-elle à 25 % de la bande passante ? »"
 

@@ -11,7 +11,8 @@ dans torch.compile » → rupture, graphe), ``counted`` the term of X in « comb
 tcgen05 », « X vs Y », « … et comment … »); ``bound`` is true when it asks for a limit
 (« au maximum », "max"); ``named`` holds the terms the question writes as names (cuRAND,
 `torch.compile`, MI300X, Blelloch), which a sentence about something else will not hold;
-``frame`` the terms of the asking words (« qu'appelle-t-on »). Checked in this order: the
+``frame`` the terms of the asking words (« qu'appelle-t-on »); ``symptom`` is true for a
+problem told in the first person (« mon noyau lit des valeurs pourries de temps en temps »). Checked in this order: the
 first that matches wins (« pourquoi … combien » is a why). The composer reads it to choose its
 lead (``assistant.compose``). Limits: patterns on words; an intent worded otherwise
 (« à quoi bon … ») gets "".
@@ -41,7 +42,9 @@ _WHY = re.compile(r"\bpourquoi\b|\bwhy\b|d'où vien|what causes|à cause de quoi
 _SYMPTOM = re.compile(r"\b(mon|ma|mes|my|j'ai|i get|i got)\b.*\b(rien|plante\w*|crash\w*|faux|fausses?|wrong|"
                       r"erreurs?|errors?|lente?s?|slow\w*|bloque\w*|block\w*|garbage|n'importe quoi|diff\w+|"
                       r"fails?|failed|échoue\w*|broke\w*|zéro|zero|hang\w*|nan|inf|cass\w+|marche pas|"
-                      r"fonctionne pas|works? not|doesn't work|normal)\b")
+                      r"fonctionne pas|works? not|doesn't work|normal|pourri\w*|bizarre\w*|weird|incorrect\w*|"
+                      r"attend\w*|wait\w*|stuck|coinc\w*|freez\w*|gel\w*|deadlock\w*|timeout|segfault|illegal|"
+                      r"out of memory|oom|mauvais\w*|parfois|de temps en temps|sometimes|random\w*|aléatoire\w*)\b")
 _HOWMUCH = re.compile(r"\bcombien\b|\bhow (much|many|fast|big|large|long)\b|\bwhat ?%|\bquel(le)?s? (est |sont )?"
                       r"(la |le |les )?(taille|débit|latence|bande passante|nombre|capacité|coût|gain|pic|"
                       r"tolérances?|fréquence|volume|intensité)\b|\bwhat(?:'s| is) the (size|throughput|latency|"
@@ -94,6 +97,7 @@ class Intent:
     bound: bool = False               # asks for a maximum or a limit
     named: frozenset = frozenset()    # terms written as names (cuRAND, torch.compile, H100)
     frame: frozenset = frozenset()    # terms of the asking words (« qu'appelle-t-on »), not of the subject
+    symptom: bool = False             # « mon noyau … » with a problem: the cause or the fix is the answer
 
 
 def _parts(asked: str, kind: str) -> list[str]:
@@ -116,7 +120,8 @@ def question_intent(question: str) -> Intent:
     subject = frozenset(terms(_SUBJECT_END.sub("", m.group(2)) or m.group(2))) if m else frozenset()
     frame = frozenset(terms(m.group(1))) if m else frozenset()
     code = bool(_CODE.search(q))
-    if _WHY.search(q) or _SYMPTOM.search(q):
+    symptom = bool(_SYMPTOM.search(q))
+    if _WHY.search(q) or symptom:
         kind = "why"
     elif _WHEN.search(q):
         kind = "when"
@@ -138,4 +143,4 @@ def question_intent(question: str) -> Intent:
     found = _NAMED.findall(original) + _PROPER.findall(original)
     named = frozenset(t for n in found for t in terms(n))
     return Intent(kind, code, bool(_DOING.search(fold(q))), subject, counted_terms[0] if counted_terms else "",
-                  tuple(sides) if len(sides) > 1 else (), bool(_BOUND.search(q)), named, frame)
+                  tuple(sides) if len(sides) > 1 else (), bool(_BOUND.search(q)), named, frame, symptom)

@@ -392,3 +392,17 @@ def test_the_opening_names_what_the_question_names():
                    "Le MI300X compte 304 CU et une bande passante de 5,3 To/s.")))
     opening = comp.pieces[0]
     assert "MI355X compte 256 CU" in opening and "MI300X compte 304 CU" in opening
+
+
+def test_a_symptom_leads_with_what_fixes_it_not_a_definition():
+    comp = compose("mon noyau lit des valeurs pourries dans la mémoire partagée d'un bloc voisin de temps en temps", _hits(
+        ("Définition", "La mémoire partagée distribuée est l'ensemble des mémoires partagées des blocs d'un cluster."),
+        ("Sûreté", "Un bloc ne doit pas se terminer tant que les blocs voisins lisent encore sa mémoire partagée.")))
+    assert comp.quotes[0].text.startswith("Un bloc ne doit pas se terminer")
+
+
+def test_a_sentence_announcing_its_chapter_never_leads_when_another_may():
+    comp = compose("pourquoi la transposition naïve est lente ?", _hits(
+        ("Introduction", "Ce chapitre montre pourquoi la transposition naïve est lente et comment la corriger."),
+        ("Mesure", "La transposition naïve écrit en colonnes, des accès espacés de 32 Kio.")))
+    assert not comp.quotes[0].text.startswith("Ce chapitre")

@@ -44,6 +44,8 @@ def test_too_long_names_the_length_and_the_limit():
     ("Why does my transpose only reach 25% of the bandwidth?", "en"),
     ("  Qu'est-ce qu'un warp ?\n", "fr"),
     ("What is a warp?".encode("utf-8"), "en"),
+    ("whats a cuda stream", "en"),
+    ("c koi un warp", "fr"),
 ])
 def test_valid_questions_pass_with_their_language(raw, language):
     checked = check_question(raw)

@@ -22,6 +22,8 @@ from assistant.support import support
     ("Qu'est-ce que la coalescence ?", "what", False),
     ("c quoi la coalescence", "what", False),
     ("warp", "", False),
+    ("mon kernel lit des valeurs pourries de temps en temps", "why", False),
+    ("my job just hangs forever, one rank never gets there", "why", False),
 ])
 def test_question_intent(question, kind, code):
     intent = question_intent(question)
