@@ -253,7 +253,10 @@ def clauses(text: str, rules: Rules, topics: list[re.Pattern]) -> list[Clause]:
             # stays in the list: the predicate reaches the items before it.
             out.append(Clause(part, carry[0], carry[1], carry[2], asked=sep == "?"))
             continue
-        if not any(t.search(part) for t in topics):
+        # "TMA, mbarrier : rien": a bare denial is a predicate even when a rule reads its word
+        # ("rien" alone answers the level question too; paths_dev12: the two were read as Hopper)
+        bare_denial = neg and all(w in _BARE for w in re.findall(r"[\w']+", part))
+        if bare_denial or not any(t.search(part) for t in topics):
             # Only a bare predicate ("jamais vu", "je connais pas", "oui") lends its polarity to
             # the list before it; "pas l'entraînement" speaks of something else.
             bare = knowing or AFFIRM.search(part) or (neg and all(w in _BARE for w in re.findall(r"[\w']+", part)))
