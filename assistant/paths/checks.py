@@ -95,7 +95,7 @@ def guard(dialogue: Dialogue, state: DialogueState) -> str:
         notice = _recheck(dialogue, state, stage)
         if notice:
             return notice
-    notice = _goal_denied(dialogue, state) or _goal_elsewhere(dialogue, state)
+    notice = _goal_denied(dialogue, state) or _goal_elsewhere(dialogue, state) or _first_ever(dialogue, state)
     if notice:
         return notice
     claim = claimed_against(dialogue, state)
@@ -207,6 +207,34 @@ def _goal_elsewhere(dialogue: Dialogue, state: DialogueState) -> str:
         return GOAL_VS_WISH.format(goal=_ask_goal_again(dialogue, state, goal, match.option),
                                    words=source_span(piece, text, SPLIT))
     return ""
+
+
+# « écrire mon tout premier noyau » says the reader never wrote one
+_FIRST_EVER = re.compile(r"\b(?:tout premier|toute premiere|tout 1er|very first|first ever|first-ever)\b")
+
+
+def _first_ever(dialogue: Dialogue, state: DialogueState) -> str:
+    """A very first kernel wished by a reader whose own words claim kernels ("j'écris des noyaux
+    Hopper avec TMA depuis un an", then "écrire mon tout premier noyau"): the goal answer is the
+    odd one, so the goal is asked again, quoting the claim (paths_dev13: 1 of 45 dialogues that
+    should have been asked was recommended on)."""
+    level = state.get("level")
+    level_answer = next((a for a in state.answers if a[0] == "level"), None)
+    goal_answer = next((a for a in state.answers if a[0] == "goal"), None)
+    if level is None or goal_answer is None or level_answer is None or len(level_answer) < 4 or \
+            len(goal_answer) < 4 or not isinstance(goal_answer[3], str) or \
+            (len(goal_answer) > 2 and isinstance(goal_answer[2], dict) and goal_answer[2].get(f"goal:{goal_answer[1]}")):
+        return ""
+    if level not in {o for outs in dialogue.rules.level_denies.values() for o in outs} or \
+            not _FIRST_EVER.search(clean(goal_answer[3], dialogue.rules)):
+        return ""
+    words = dict(dialogue.read("level", level_answer[3]).claims).get(level)
+    if not words:
+        return ""
+    goal = goal_answer[1]
+    ranked = [o for o, _ in dialogue.read("goal", goal_answer[3]).match.ranked]
+    other = next((o for o in ranked if o != goal), next(g["id"] for g in dialogue.goals if g["id"] != goal))
+    return GOAL_VS_WORDS.format(goal=_ask_goal_again(dialogue, state, goal, other), words=words)
 
 
 def _recheck(dialogue: Dialogue, state: DialogueState, stage: str) -> str:
