@@ -61,7 +61,10 @@ _CONNECTORS = ("et ", "et,", "mais ", "alors ", "puis ", "pareil", "idem", "mêm
                # from the previous answer
                "donc ", "du coup", "so ", "then ",
                # « maintenant en Triton ? », "now the shared-memory version": they carry on from the answer
-               "now ", "now,", "maintenant ", "maintenant,", "ensuite ")
+               "now ", "now,", "maintenant ", "maintenant,", "ensuite ",
+               # « pk pas juste lancer plus de blocs ? », "even the inline PTX?": they argue with or
+               # stretch the previous answer (dev9: 2 of its 14 missed conversations)
+               "pourquoi pas ", "pk pas ", "pq pas ", "even ", "même ", "meme ")
 _ANAPHORA = frozenset("ça ca cela celui-ci celle-ci ceux-ci celles-ci dernier dernière "
                       "cette cet ces là-dessus it this that these those they them "
                       # « combien de blocs max dedans ? », "what other calls do the same thing?"
@@ -85,6 +88,10 @@ _Y_NOT_AFTER = ("a", "avait", "aura", "aurait", "prendre", "prend")
 # « montre-moi l'exemple avec … », "show me the code": asks for a part of the previous answer
 _SHOW_ME = re.compile(r"^(montre|montrez|donne|donnez|affiche|show|give)(-moi|-nous|\s+me|\s+us)?\s+"
                       r"(l'|le\s|la\s|les\s|the\s)")
+_SHOWING = frozenset("montre montrez donne donnez affiche show give".split())
+_CAN_YOU_SHOW = re.compile(r"^(tu peux|tu pourrais|peux-tu|pourrais-tu|vous pouvez|pouvez-vous|can you|could you)"
+                           r"(\s+me|\s+nous|\s+m')?\s*(montrer|donner|afficher|show|give)(\s+me|\s+us)?\s+"
+                           r"(l'|le\s|la\s|les\s|the\s|un\s|une\s|an?\s|some\s)?(code|exemple|example|snippet|programme)")
 # "give me a worked example", « montre-moi un exemple de code »: an example of what was just
 # said; "an example of a hash table" names its own subject (dev6: 2 of its 6 missed follow-ups)
 _EXAMPLE_OF_IT = re.compile(r"^(montre|montrez|donne|donnez|show|give)(-moi|-nous|\s+me|\s+us)?\s+(un|une|an?|some)\s+"
@@ -128,7 +135,9 @@ _NEW_SUBJECT = re.compile(r"^\W*(autre question|nouvelle question|question diff�
                           r"changement de sujet|changeons de sujet|sans rapport|"
                           r"another question|new question|different question|unrelated|"
                           r"on another note|by the way|btw|changing (?:the )?(?:subject|topic)|"
-                          r"sinon(?=\s*,?\s+(?:le|la|les|l'|un|une|des|du)\b))"
+                          r"sinon(?=\s*,?\s+(?:le|la|les|l'|un|une|des|du)\b)|"
+                          # « et sinon event tensor c quoi »: a bare name after « et sinon »
+                          r"et sinon(?=\s*,?\s+(?!(?:comment|pourquoi|quoi|quand|combien|on|je|ça|ca|c'|est|y|il|elle)\b)\w))"
                           r"\s*[:,;.!?\-–—]*\s*(?:(?:mais|but)\b\s*)?", re.IGNORECASE)
 # « un exemple concret stp »: politeness asks for nothing; counted as a content term it made the
 # request look like one with a subject of its own (2 of the 300 labelled dev follow-ups say one)
@@ -137,7 +146,7 @@ _NEW_SUBJECT = re.compile(r"^\W*(autre question|nouvelle question|question diff�
 _CE_BACK = re.compile(r"(?:^|\s)(?:c'est|c|cest|ça|ca)\s+(?:pas\s+|vraiment\s+|encore\s+)?(?:plus|moins|mieux|pire|"
                       r"aussi|si|trop|lente?s?|rapides?|importante?s?|utiles?|nécessaires?|necessaires?|grave|"
                       r"normale?s?|possibles?|dangereu\w+|chers?|longs?|efficaces?|obligatoires?|vrai)\b")
-_POLITE = frozenset("stp svp please pls plz merci thanks".split())
+_POLITE = frozenset("stp svp please pls plz merci thanks tho lol mdr".split())
 _SHORT = 3          # content terms; « et avec des tuiles de 64 ? » has 2
 _ANAPHORA_MAX_TERMS = 4   # the longest follow-up of the eval sets has 3 content terms
 _TOPIC_WORDS = 30   # a chain of follow-ups keeps at most this many words of context
@@ -180,6 +189,14 @@ def _demonstrative_points_back(lowered: str, ws: list[str], n_terms: int) -> boo
         return False
     before = ws[:at]
     if terms(" ".join(before)) and ("et" in before or "and" in before):
+        return False
+    # « nccl ça sert à quoi », « pk fusionner des kernels ça accélère »: « ça » takes up the thing
+    # named just before it (dev9: 2 new questions of 22 read as follow-ups); not after a question
+    # word, a preposition, a request or a participle: « combien de mémoire ça prend ? », « appliquée
+    # au H100, ça donne combien ? », « montre le code avec ça » point back (4 dev follow-ups)
+    if ws[at] in ("ça", "ca", "cela") and terms(" ".join(before)) and before[0] not in _QUESTION_WORDS and \
+            before[0] not in _ELLIPTICAL_STARTS and before[0] not in _REQUESTS | _SHOWING and \
+            not before[0].endswith(("é", "ée", "és", "ées")):
         return False
     return n_terms <= _ANAPHORA_MAX_TERMS or not terms(" ".join(before))
 
@@ -229,6 +246,8 @@ def _is_followup(question: str) -> bool:
         return True
     if _EXAMPLE_OF_IT.match(lowered) and not _NEW_COMPLEMENT.search(lowered):
         return True
+    if _CAN_YOU_SHOW.match(lowered) and not _NEW_COMPLEMENT.search(lowered):
+        return True                       # « tu peux montrer le code ? »
     show_me = _SHOW_ME.match(lowered) and not _NEW_COMPLEMENT.search(lowered)
     if n_terms <= _ANAPHORA_MAX_TERMS and (_CLITIC_OBJECT.search(lowered) or show_me
                                            or _y_points_back(ws) or _WHICH_ONE.search(lowered)):

@@ -187,3 +187,16 @@ def test_no_swap_when_the_previous_question_names_two_of_a_kind():
 @pytest.mark.parametrize("question", ["pourquoi c plus rapide ?", "pourquoi c'est plus rapide ?", "c'est mieux en triton ?"])
 def test_c_est_without_a_subject_points_back(question):
     assert resolve(question, HISTORY).followup
+
+
+@pytest.mark.parametrize("question", ["why tho", "tu peux montrer le code ?", "even the inline PTX asm?",
+                                      "pk pas juste lancer plus de blocs ?", "combien de mémoire ça prend pour un 70B ?"])
+def test_chat_followups_point_back(question):
+    assert resolve(question, HISTORY).followup
+
+
+@pytest.mark.parametrize("question, searched", [("nccl ça sert à quoi", "nccl ça sert à quoi"),
+                                                ("et sinon event tensor c quoi", "event tensor c quoi")])
+def test_a_named_subject_taken_up_by_ca_or_after_et_sinon_is_a_new_question(question, searched):
+    r = resolve(question, HISTORY)
+    assert not r.followup and r.query == searched
