@@ -116,3 +116,11 @@ def test_asking_for_a_reference_wants_its_year(question):
                                            ("mon vieux code cuda ne compile plus", False)])
 def test_code_asked_after_the_question(question, code):
     assert question_intent(question).code is code
+
+
+@pytest.mark.parametrize("question, parts", [
+    ("gluon vs triton: what do you gain and what do you give up?", ("gluon", "triton")),
+    ("CUDA graphs vs PDL vs fusion: which cost does each one remove?", ("cuda", "pdl", "fusion")),
+])
+def test_a_comparison_keeps_its_sides_before_a_second_question(question, parts):
+    assert question_intent(question).parts == parts
