@@ -64,6 +64,11 @@ def test_a_prerequisite_only_named_is_asked_and_the_answer_counts(dialogue):
     ("yes, learning it right now", False),
     ("oui, mais je galère encore avec", False),
     ("oui ?", None),
+    ("ya", True),
+    ("yeah bc the gpu sits idle", True),
+    ("c'est quoi ?", False),
+    ("euh pourquoi ce serait mal ?", False),
+    ("un groupe de threads, c'est ça ? oui", True),
     ("non, pourquoi ?", False),
     ("oui, le CPU attend et on perd le recouvrement", True),
 ])

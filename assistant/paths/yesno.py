@@ -16,7 +16,8 @@ from assistant.paths.clauses import AFFIRM, HEARD_OF, NEGATION, Rules, clean, un
 _YES_WORDS = {"oui", "yes", "yep", "yup", "yeah", "ouais", "o", "y", "absolument", "absolutely", "evidemment",
               "certainement", "certainly", "sure", "definitely", "definitivement", "carrement", "grave", "ofc",
               "obviously", "si", "bah", "ben", "bien", "exactement", "exactly", "parfaitement", "affirmatif",
-              "correct", "yess", "yas", "naturellement", "of", "ok", "okay"}
+              "correct", "yess", "yas", "naturellement", "of", "ok", "okay", "ya", "yah", "yea", "yeh", "ouai", "ouep",
+              "wi"}
 _NO_WORDS = {"non", "no", "nope", "nan", "bof", "idk", "dunno", "na", "n", "jamais", "never", "pas", "nah", "negatif", "nein", "aucune",
              "aucun", "rien", "not", "nada", "niet"}
 _ME = re.compile(r"(?:^|\b)(?:je|j'|j(?= )|i|i'm|me|m')(?:\b|(?<=')|$)")
@@ -27,7 +28,12 @@ _YES_ELSE = re.compile(r"\b(?:tout a fait|bien sur|of course|i think so|je pense
                        r"j'en ai (?:deja )?(?:utilise|ecrit|fait)|i do|i have|i've used|used (?:it|them)|utilise|"
                        r"connu|known)\b")
 
-_PLAIN_YES = {"oui", "yes", "yep", "yup", "yeah", "ouais", "ouai"}
+_PLAIN_YES = {"oui", "yes", "yep", "yup", "yeah", "ouais", "ouai", "ya", "yea"}
+# "cé quoi ?", "euh pk ce serait mal ?": asking what it is, or why, says it is not known
+# (paths_dev14: 2 of 180 prerequisite answers were asked again and again)
+_ASKS_WHAT = re.compile(r"\b(?:quoi|koi|what|whats|what's|pourquoi|pk|pq|why|kesako|kezako)\b")
+# "yeah bc launch overhead", "ya bc of …": "bc" is "because", said after the yes
+_BECAUSE = re.compile(r"\b(?:bc|bcs|cuz|coz|cause|pcq|pck)\b")
 _ROUNDING = re.compile(r"\b(?:en gros|a peu pres|grosso modo|globalement|dans les grandes lignes|roughly|kind of|kinda|"
                        r"basically|mostly|more or less|in broad strokes|je crois|je pense|i think|i guess|i believe)\b")
 
@@ -50,8 +56,14 @@ def read_yes_no(text: str, rules: Rules) -> bool | None:
     # reader, not in an explanation ("oui, l'hôte bloque et on perd le recouvrement").
     if rules.not_yet.search(cleaned) and (_ME.search(cleaned) or not _OTHER.search(cleaned)):
         return False
+    if text.rstrip().endswith("?") and _ASKS_WHAT.search(cleaned) and words[0] not in _YES_WORDS:
+        return False
     if text.rstrip().endswith("?") and not NEGATION.search(cleaned) and not rules.partial.search(cleaned):
         return None     # "oui ?": a question back, asked again; "non, pourquoi ?", "vaguement… ?" are no
+    # "un groupe de 32 threads, c'est ça ? oui": a check that ends on a plain yes
+    if len(words) > 1 and words[-1] in _PLAIN_YES and "?" in text and not NEGATION.search(cleaned) and \
+            not rules.partial.search(cleaned) and not any(w in _NO_WORDS for w in words):
+        return True
     if _THINK_YES.search(cleaned) and not NEGATION.search(cleaned):
         return True     # "je crois que oui, ça bloque le CPU": a yes that says why
     # "oui en gros", "yes kind of, the GPU idles", "je crois, oui": an explicit yes that only
@@ -82,5 +94,5 @@ def read_yes_no(text: str, rules: Rules) -> bool | None:
 def _strange(cleaned: str, rules: Rules) -> bool:
     """A word of the yes itself (up to the first punctuation; "yes, it stalls the host" explains
     after it) that the reader's lexicon does not hold ("ouais tkt", "yep lol")."""
-    head = re.split(r"[,;:.!?()]| - ", cleaned, maxsplit=1)[0]
+    head = re.split(r"[,;:.!?()]| - ", _BECAUSE.split(cleaned, maxsplit=1)[0], maxsplit=1)[0]
     return any(w not in _OWN_WORDS for w in unknown_words(head, rules))
