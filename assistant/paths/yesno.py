@@ -18,7 +18,7 @@ _YES_WORDS = {"oui", "yes", "yep", "yup", "yeah", "ouais", "o", "y", "absolument
               "obviously", "si", "bah", "ben", "bien", "exactement", "exactly", "parfaitement", "affirmatif",
               "correct", "yess", "yas", "naturellement", "of", "ok", "okay", "ya", "yah", "yea", "yeh", "ouai", "ouep",
               "wi"}
-_NO_WORDS = {"non", "no", "nope", "nan", "bof", "idk", "dunno", "na", "n", "jamais", "never", "pas", "nah", "negatif", "nein", "aucune",
+_NO_WORDS = {"non", "no", "nope", "nan", "bof", "moyen", "idk", "dunno", "na", "n", "jamais", "never", "pas", "nah", "negatif", "nein", "aucune",
              "aucun", "rien", "not", "nada", "niet"}
 _ME = re.compile(r"(?:^|\b)(?:je|j'|j(?= )|i|i'm|me|m')(?:\b|(?<=')|$)")
 # Someone or something else as the subject: an explanation, not the reader.
@@ -32,6 +32,9 @@ _PLAIN_YES = {"oui", "yes", "yep", "yup", "yeah", "ouais", "ouai", "ya", "yea"}
 # "cé quoi ?", "euh pk ce serait mal ?": asking what it is, or why, says it is not known
 # (paths_dev14: 2 of 180 prerequisite answers were asked again and again)
 _ASKS_WHAT = re.compile(r"\b(?:quoi|koi|what|whats|what's|pourquoi|pk|pq|why|kesako|kezako)\b")
+# « keske c », « c koi » with no question mark: asking what it is
+_WHAT_IS = re.compile(r"^(?:keske|kesako|kezako|c koi|c quoi|ce quoi|cé quoi|ce koi|c'est quoi|qu'est-ce que c|what'?s that|"
+                      r"what is it|what's this)\b")
 # "yeah bc launch overhead", "ya bc of …": "bc" is "because", said after the yes
 _BECAUSE = re.compile(r"\b(?:bc|bcs|cuz|coz|cause|pcq|pck)\b")
 _ROUNDING = re.compile(r"\b(?:en gros|a peu pres|grosso modo|globalement|dans les grandes lignes|roughly|kind of|kinda|"
@@ -56,7 +59,8 @@ def read_yes_no(text: str, rules: Rules) -> bool | None:
     # reader, not in an explanation ("oui, l'hôte bloque et on perd le recouvrement").
     if rules.not_yet.search(cleaned) and (_ME.search(cleaned) or not _OTHER.search(cleaned)):
         return False
-    if text.rstrip().endswith("?") and _ASKS_WHAT.search(cleaned) and words[0] not in _YES_WORDS:
+    if (text.rstrip().endswith("?") and _ASKS_WHAT.search(cleaned) or _WHAT_IS.match(cleaned)) and \
+            words[0] not in _YES_WORDS:
         return False
     if text.rstrip().endswith("?") and not NEGATION.search(cleaned) and not rules.partial.search(cleaned):
         return None     # "oui ?": a question back, asked again; "non, pourquoi ?", "vaguement… ?" are no
