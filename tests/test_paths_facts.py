@@ -264,7 +264,7 @@ def test_the_same_narrowed_kernels_denied_and_claimed_are_asked_about(dialogue):
                                        ("pas de background technique", "technique"),
                                        ("I would like to understand", "would")])
 def test_words_the_guide_uses_are_not_spelt_into_other_words(dialogue, text, kept):
-    from assistant.paths.clauses import clean
+    from assistant.paths.read.clauses import clean
     assert kept in clean(text, dialogue.rules).split()
 
 

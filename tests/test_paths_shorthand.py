@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.paths.yesno import read_yes_no
+from assistant.paths.read.yesno import read_yes_no
 from paths_steps import dialogue, run_turns  # noqa: F401 (dialogue: a fixture)
 
 

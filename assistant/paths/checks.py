@@ -20,9 +20,9 @@ import re
 from typing import Protocol
 
 from assistant.paths.choice import normalise
-from assistant.paths.clauses import SPLIT, Rules, clean
-from assistant.paths.quotes import source_span
-from assistant.paths.reading import Reading
+from assistant.paths.read.clauses import SPLIT, Rules, clean
+from assistant.paths.read.quotes import source_span
+from assistant.paths.read.reading import Reading
 from assistant.paths.state import DialogueState
 
 

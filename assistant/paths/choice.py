@@ -1,7 +1,7 @@
 """The pieces of choosing among a question's options: a scored ``Match``, explicit picks,
 normalisation, and the nearest example answers by e5 embedding.
 
-``assistant.paths.reading`` scores a free answer into a ``Match``; ``confidence`` is
+``assistant.paths.read.reading`` scores a free answer into a ``Match``; ``confidence`` is
 top / (top + runner-up): two options that both match well give ~0.5, one clear match
 gives 1.0. ``Match.sure`` says when an answer is clear enough to settle (enough evidence,
 twice the runner-up's, a lead, no strong second); otherwise the dialogue asks.

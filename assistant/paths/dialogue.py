@@ -5,7 +5,7 @@ The state is an explicit, serialisable record of the answers given so far
 (``DialogueState.to_dict`` / ``from_dict``); everything else (the stage, the next question)
 is derived from it, so "retour" simply drops the last answer and "recommencer" drops all.
 
-Free answers are read offline, without an LLM, by ``assistant.paths.reading`` (clauses, negation,
+Free answers are read offline, without an LLM, by ``assistant.paths.read.reading`` (clauses, negation,
 concessions, spelling): a clear answer is settled, an unclear one gets a clarifying question
 between the two likeliest options, one that contradicts itself ("je ne connais rien au GPU,
 mais j'écris des noyaux Hopper") is asked about, an unknown one ("banane") gets "je n'ai pas
@@ -45,10 +45,10 @@ import yaml
 
 from assistant.paths.checks import CLASH, claimed_against, conflicts, guard, resolve_clash
 from assistant.paths.choice import SIM_MIN, PrototypeMatcher, direct_choice, normalise
-from assistant.paths.clauses import Rules, clean
-from assistant.paths.reading import Reading, read_answer
+from assistant.paths.read.clauses import Rules, clean
+from assistant.paths.read.reading import Reading, read_answer
 from assistant.paths.state import DialogueState
-from assistant.paths.yesno import read_yes_no
+from assistant.paths.read.yesno import read_yes_no
 from ingest.config import load_config
 from ingest.corpus import load_plan
 from ingest.errors import CorpusError
@@ -147,7 +147,7 @@ class PathDialogue:
         return state, self._show(state, notice)
 
     def read(self, stage: str, text: str) -> Reading:
-        """How a free answer to the level or goal question is read (see ``assistant.paths.reading``)."""
+        """How a free answer to the level or goal question is read (see ``assistant.paths.read.reading``)."""
         return read_answer(text, self.levels if stage == "level" else self.goals, self.rules)
 
     # -- answering ----------------------------------------------------------------------

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from assistant.paths.clauses import AFFIRM, HEARD_OF, NEGATION, Rules, clean, unknown_words
+from assistant.paths.read.clauses import AFFIRM, HEARD_OF, NEGATION, Rules, clean, unknown_words
 
 _YES_WORDS = {"oui", "yes", "yep", "yup", "yeah", "ouais", "o", "y", "absolument", "absolutely", "evidemment",
               "certainement", "certainly", "sure", "definitely", "definitivement", "carrement", "grave", "ofc",

@@ -4,7 +4,7 @@
 normalised (lowercase, accents folded, spelling corrected, neutral phrases blanked), each
 affirmed or denied for itself; ``Rules`` is the ``reading`` block of ``corpus/parcours.yaml``
 compiled once. The grammar (where a clause ends, what a negation or an exception scopes over,
-a beginner in a named domain) is described in ``assistant.paths.reading``, which scores the clauses.
+a beginner in a named domain) is described in ``assistant.paths.read.reading``, which scores the clauses.
 Limits: no syntax tree; a pronoun reaches back one clause only.
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from assistant.paths.choice import normalise
-from assistant.paths.spelling import correct
+from assistant.paths.read.spelling import correct
 
 SPLIT = re.compile(
     r"([;!?()\n/]|\bparce qu'|\bpuisqu'|[,:](?!\d)|\.(?=\s|$)|\s[-–—]\s|\b(?:mais|sauf|hormis|par contre|en revanche|cependant|pourtant|"

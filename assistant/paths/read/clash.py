@@ -2,15 +2,15 @@
 
 ``find_clash(read, compiled, rules, topics, contradicted)`` returns two clauses of an answer,
 (denial, claim), whose facts do not go together, or ``()``; ``claims_of(clause, …)`` what an
-affirmed clause claims, option by option. Both work on the clauses ``assistant.paths.reading`` has
-read (``assistant.paths.clauses``); the reading turns a clash into the reader's own words.
+affirmed clause claims, option by option. Both work on the clauses ``assistant.paths.read.reading`` has
+read (``assistant.paths.read.clauses``); the reading turns a clash into the reader's own words.
 Limits: one clause against one other; a fact spread over three clauses is not seen.
 """
 from __future__ import annotations
 
 import re
 
-from assistant.paths.clauses import Clause, Rules, self_negating
+from assistant.paths.read.clauses import Clause, Rules, self_negating
 
 # Evidence of a level that another clause rules out, from which the answer contradicts itself:
 # one plain mention ("I know CUDA really well", 1.5) against "zero programming" is enough.

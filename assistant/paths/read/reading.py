@@ -7,7 +7,7 @@ path-F prerequisites it says the reader knows (True) or does not know (False).
 How an answer is read (rules and vocabulary live in ``corpus/parcours.yaml``, ``reading``):
 1. normalised (lowercase, accents folded, chat shorthand read: "+ vite", "0 GPU", "prog", "nn"),
    misspelt words mapped to the vocabulary
-   (``assistant.paths.spelling``), filler phrases that look negative but are not ("rien de plus",
+   (``assistant.paths.read.spelling``), filler phrases that look negative but are not ("rien de plus",
    "il ne faut pas appeler …", "pas de souci", "c'est nul") blanked;
 2. cut into clauses at punctuation, at concessions ("mais", "sauf", "par contre", "but",
    "except" …), at reasons ("vu que", "because"), at "et je …", "and never …", after a bare
@@ -65,10 +65,10 @@ clause with no topic right after it, holds a word outside the lexicon ("c mal js
 mouais", "tkt"); otherwise (only named:
 "Hopper + TMA", "les mbarrier sont cachées par la bibliothèque") unsettled, and asked: a
 question too many costs less than a prerequisite wrongly taken as known. "tout sauf TMA"
-settles TMA only. Every fact is then read a second time, locally, by ``assistant.paths.window``
+settles TMA only. Every fact is then read a second time, locally, by ``assistant.paths.read.window``
 (the words right around the prerequisite's name), and kept only when both readings agree.
-Steps 1-3 live in ``assistant.paths.clauses``, the clashes of step 5 in ``assistant.paths.clash``; a yes/no
-answer to a prerequisite question is read by ``assistant.paths.yesno``.
+Steps 1-3 live in ``assistant.paths.read.clauses``, the clashes of step 5 in ``assistant.paths.read.clash``; a yes/no
+answer to a prerequisite question is read by ``assistant.paths.read.yesno``.
 Limits: no syntax tree; nested clauses beyond one concession per sentence are read clause by
 clause; a pronoun reaches back one clause only.
 """
@@ -78,11 +78,11 @@ import re
 from dataclasses import dataclass, field
 
 from assistant.paths.choice import Match
-from assistant.paths.clash import CLAIM_MIN, claims_of, find_clash
-from assistant.paths.clauses import (AFFIRM, SPLIT, Clause, Rules, beginner_in, clauses, clean, consume_negation,
+from assistant.paths.read.clash import CLAIM_MIN, claims_of, find_clash
+from assistant.paths.read.clauses import (AFFIRM, SPLIT, Clause, Rules, beginner_in, clauses, clean, consume_negation,
                                     self_negating, unknown_words)
-from assistant.paths.quotes import source_span
-from assistant.paths.window import check_facts
+from assistant.paths.read.quotes import source_span
+from assistant.paths.read.window import check_facts
 
 # Own evidence a higher level needs before a lower level's background moves up to it: one
 # passing word ("mémoire partagée", 1) must not lift a CUDA course to "optimiser".
@@ -445,7 +445,7 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
         if _FIRST_PERSON.search(c.text) and not rules.wish.search(c.text):
             for oid in claims_of(c, compiled, rules):
                 claims.setdefault(oid, source_span(c.text, text, SPLIT))
-    # The words around each prerequisite's name must say what the clauses say (``assistant.paths.window``).
+    # The words around each prerequisite's name must say what the clauses say (``assistant.paths.read.window``).
     facts = check_facts(cleaned, facts, rules)
     return Reading(match, contradiction, facts, understood or top > 0, hedged, tuple(o for o in ids if o in excludes),
                    tuple(source_span(c, text, SPLIT) for c in clash), tuple(claims.items()),

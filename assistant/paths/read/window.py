@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 
-from assistant.paths.clauses import Rules
+from assistant.paths.read.clauses import Rules
 
 _CUT = re.compile(r"[.;!?()\[\]{},:]|\s[-–—]\s|\b(?:mais|but|sauf|except|excepte|hormis|par contre|however|cependant|"
                   r"pourtant|alors que|whereas|while|donc|so|though|although|bien que|ni|nor|plus)\b|"
