@@ -252,12 +252,11 @@ def _is_followup(question: str) -> bool:
     m = _PRONOUN.search(lowered)          # the first pronoun decides: later ones repeat it
     if m and _pronoun_points_back(lowered, m):
         return True
-    if _EXAMPLE_OF_IT.match(lowered) and not _NEW_COMPLEMENT.search(lowered):
+    # « donne-moi un exemple », « un exemple avec des vrais chiffres stp », « tu peux montrer le
+    # code ? »: an example or the code of what was just said, with no subject of its own
+    if any(p.match(lowered) for p in (_EXAMPLE_OF_IT, _AN_EXAMPLE, _CAN_YOU_SHOW)) and \
+            not _NEW_COMPLEMENT.search(lowered):
         return True
-    if _AN_EXAMPLE.match(lowered) and not _NEW_COMPLEMENT.search(lowered):
-        return True                       # « un exemple avec des vrais chiffres stp »
-    if _CAN_YOU_SHOW.match(lowered) and not _NEW_COMPLEMENT.search(lowered):
-        return True                       # « tu peux montrer le code ? »
     show_me = _SHOW_ME.match(lowered) and not _NEW_COMPLEMENT.search(lowered)
     if n_terms <= _ANAPHORA_MAX_TERMS and (_CLITIC_OBJECT.search(lowered) or show_me
                                            or _y_points_back(ws) or _WHICH_ONE.search(lowered)):

@@ -137,8 +137,12 @@ def _goal_against_claim(dialogue: Dialogue, state: DialogueState, level: str) ->
             k == f"level:{level}" and v is False for k, v in (goal_answer[2] if len(goal_answer) > 2 else {}).items()):
         return ""
     words = dict(dialogue.read("level", text).claims).get(level)
-    if not words:
-        return ""
+    return _ask_goal_against(dialogue, state, goal_answer, words) if words else ""
+
+
+def _ask_goal_against(dialogue: Dialogue, state: DialogueState, goal_answer: list, words: str) -> str:
+    """Ask the goal again, between itself and the goal answer's runner-up, quoting the level
+    answer's ``words`` that go against it."""
     goal = goal_answer[1]
     ranked = [o for o, _ in dialogue.read("goal", goal_answer[3]).match.ranked] if len(goal_answer) > 3 else []
     other = next((o for o in ranked if o != goal), next(g["id"] for g in dialogue.goals if g["id"] != goal))
@@ -219,22 +223,14 @@ def _first_ever(dialogue: Dialogue, state: DialogueState) -> str:
     odd one, so the goal is asked again, quoting the claim (paths_dev13: 1 of 45 dialogues that
     should have been asked was recommended on)."""
     level = state.get("level")
-    level_answer = next((a for a in state.answers if a[0] == "level"), None)
-    goal_answer = next((a for a in state.answers if a[0] == "goal"), None)
-    if level is None or goal_answer is None or level_answer is None or len(level_answer) < 4 or \
-            len(goal_answer) < 4 or not isinstance(goal_answer[3], str) or \
-            (len(goal_answer) > 2 and isinstance(goal_answer[2], dict) and goal_answer[2].get(f"goal:{goal_answer[1]}")):
+    _, text = _goal_and_level_words(state)
+    goal_answer = next(a for a in state.answers if a[0] == "goal")
+    # the ladder's third rung on (simple kernels, optimising, Hopper) all write kernels
+    if not text or level not in dialogue.rules.ladder[2:] or len(goal_answer) < 4 or \
+            not isinstance(goal_answer[3], str) or not _FIRST_EVER.search(clean(goal_answer[3], dialogue.rules)):
         return ""
-    if level not in {o for outs in dialogue.rules.level_denies.values() for o in outs} or \
-            not _FIRST_EVER.search(clean(goal_answer[3], dialogue.rules)):
-        return ""
-    words = dict(dialogue.read("level", level_answer[3]).claims).get(level)
-    if not words:
-        return ""
-    goal = goal_answer[1]
-    ranked = [o for o, _ in dialogue.read("goal", goal_answer[3]).match.ranked]
-    other = next((o for o in ranked if o != goal), next(g["id"] for g in dialogue.goals if g["id"] != goal))
-    return GOAL_VS_WORDS.format(goal=_ask_goal_again(dialogue, state, goal, other), words=words)
+    words = dict(dialogue.read("level", text).claims).get(level)
+    return _ask_goal_against(dialogue, state, goal_answer, words) if words else ""
 
 
 def _recheck(dialogue: Dialogue, state: DialogueState, stage: str) -> str:

@@ -233,10 +233,10 @@ class PathDialogue:
         """While a level is being clarified, "rendre PyTorch plus rapide" answers the next question.
         A background with no wish in it ("Fortran/MPI", "Fortran et MPI depuis 20 ans") answers
         the level it speaks for (paths_dev11: 3 of 135 were taken as goal answers)."""
-        goal = self.read("goal", text).match
         level_top = reading.match.ranked[0][1] if reading.match.ranked else 0.0
         if level_top >= _BACKGROUND_MIN and not _GOAL_VERB.search(clean(text, self.rules)):
             return False
+        goal = self.read("goal", text).match
         return goal.sure and goal.ranked[0][1] > level_top
 
     def _settle(self, state: DialogueState, stage: str, option: str, facts: dict, text: str = "") -> None:

@@ -32,13 +32,11 @@ def swapped(previous: str, followup: str) -> str | None:
     if len(re.findall(r"[\w'-]+", followup)) > _MAX_WORDS:
         return None
     for kind in _KINDS:
-        new = {m.group(0).lower() for m in kind.finditer(followup)}
-        old = list(kind.finditer(previous))
-        if len(new) != 1 or len({m.group(0).lower() for m in old}) != 1:
+        given = [m.group(0) for m in kind.finditer(followup)]
+        old = {m.group(0).lower() for m in kind.finditer(previous)}
+        if len({g.lower() for g in given}) != 1 or len(old) != 1:
             continue
-        name = next(iter(new))
-        if old[0].group(0).lower() == name:
+        if old == {given[0].lower()}:
             return None
-        given = next(m.group(0) for m in kind.finditer(followup))
-        return kind.sub(given, previous)
+        return kind.sub(given[0], previous)
     return None

@@ -259,7 +259,7 @@ def clauses(text: str, rules: Rules, topics: list[re.Pattern]) -> list[Clause]:
         if bare_denial or not any(t.search(part) for t in topics):
             # Only a bare predicate ("jamais vu", "je connais pas", "oui") lends its polarity to
             # the list before it; "pas l'entraînement" speaks of something else.
-            bare = knowing or AFFIRM.search(part) or (neg and all(w in _BARE for w in re.findall(r"[\w']+", part)))
+            bare = knowing or AFFIRM.search(part) or bare_denial
             # "Hopper, TMA, clusters, je ne l'ai pas encore abordé": a short denial that takes the
             # list back by a pronoun, whatever its verb (on paths_dev6 the list was read as
             # affirmed and a profiler who never did Hopper was asked between the two).

@@ -72,8 +72,6 @@ def check_facts(cleaned: str, facts: dict[str, bool], rules: Rules) -> dict[str,
 
 
 def _affirms(piece: str, rules: Rules) -> bool:
-    # "il ne faut pas appeler …", "bad idea": what is known, not a denial of knowing it
-    piece = rules.neutral.sub(" ", piece)
     why = _KNOWS_WHY.search(piece)
     if why:
         return not _doubts(piece[:why.start()], rules)
