@@ -88,6 +88,8 @@ def build(services: Services, tabs: gr.Tabs) -> dict:
             return
         history.append({"role": "user", "content": fr_typography(checked.text)})
         history.append({"role": "assistant", "content": "…"})
+        # The box is emptied once, when the question is taken; later updates leave it
+        # alone, so a next question typed while this answer streams is kept.
         yield history, "", gr.skip(), gr.skip(), conv, gr.skip(), ""
         shown, notices, final, last = "", [], None, 0.0
 
@@ -105,7 +107,7 @@ def build(services: Services, tabs: gr.Tabs) -> dict:
                 if item.kind != "text":
                     notices.append(item.text)
                     show(shown)
-                    yield history, "", gr.skip(), gr.skip(), conv, gr.skip(), gr.skip()
+                    yield history, gr.skip(), gr.skip(), gr.skip(), conv, gr.skip(), gr.skip()
                     continue
                 words = item.text.split(" ") if item.kind == "text" else []
                 for i in range(0, max(len(words), 1), _STEP_WORDS):
@@ -116,7 +118,7 @@ def build(services: Services, tabs: gr.Tabs) -> dict:
                         time.sleep(wait)
                     show(shown)
                     last = time.monotonic()
-                    yield history, "", gr.skip(), gr.skip(), conv, gr.skip(), gr.skip()
+                    yield history, gr.skip(), gr.skip(), gr.skip(), conv, gr.skip(), gr.skip()
         except Exception as err:  # any layer: a French message, and the server keeps serving
             history[-1] = {"role": "assistant", "content": f"⚠ {french_error(err)}"}
             yield history, gr.skip(), gr.skip(), gr.skip(), conv, gr.skip(), gr.skip()
@@ -126,12 +128,12 @@ def build(services: Services, tabs: gr.Tabs) -> dict:
             return
         if final.kind == "reading_path":
             history[-1] = {"role": "assistant", "content": _READING_PATH}
-            yield (history, "", gr.skip(), gr.skip(), conv.with_answer(final),
+            yield (history, gr.skip(), gr.skip(), gr.skip(), conv.with_answer(final),
                    gr.Tabs(selected="parcours"), gr.skip())
             return
         history[-1] = {"role": "assistant", "content": render.answer_markdown(final)}
         panel = render.sources_markdown(final, services.library.section_excerpt)
-        yield (history, "", panel, _banner(services, final) if final.kind == "answer" else gr.skip(),
+        yield (history, gr.skip(), panel, _banner(services, final) if final.kind == "answer" else gr.skip(),
                conv.with_answer(final), gr.skip(), gr.skip())
 
     outputs = [chatbot, question, sources, banner, conversation, tabs, notice]

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
-from ui_steps import ask, open_tab
+from ui_steps import ask, ask_until_taken, open_tab
 
 pytestmark = pytest.mark.browser
 
@@ -119,16 +119,7 @@ def test_answer_streams_visibly_and_the_chat_shows_its_start(browser, server):
         page.evaluate(WATCH)
         for question in ("Qu'est-ce qu'un warp ?", LONG):
             n = page.locator("#tuile-chat .message.bot").count()
-            # The previous answer's event may still be closing: Gradio drops a click on
-            # a pending event (trigger_mode "once"), so send again until it shows.
-            for _ in range(10):
-                ask(page, question)
-                try:
-                    page.wait_for_function("(n) => document.querySelectorAll('#tuile-chat .message.bot').length > n",
-                                           arg=n, timeout=1_000)
-                    break
-                except Exception:
-                    continue
+            ask_until_taken(page, question)
             try:
                 page.wait_for_function("""(n) => { const bots = document.querySelectorAll('#tuile-chat .message.bot');
                     return bots.length > n && bots[bots.length - 1].querySelector('a[href^="corpus/"]') !== null; }""",
@@ -156,6 +147,18 @@ def test_answer_streams_visibly_and_the_chat_shows_its_start(browser, server):
         assert 0 <= start_visible["top"] < start_visible["box"] / 2, f"le début de la réponse est caché : {start_visible}"
     finally:
         context.close()
+
+
+def test_a_question_typed_while_an_answer_streams_is_kept(page):
+    ask_until_taken(page, LONG)
+    page.wait_for_function("() => { const b = document.querySelectorAll('#tuile-chat .message.bot');"
+                           " return b.length > 0; }", timeout=30_000)
+    nxt = "Et pour une matrice rectangulaire ?"
+    page.fill("#tuile-question textarea", nxt)
+    # The answer's end is its sources panel: only the last update fills it.
+    page.wait_for_selector("#tuile-sources blockquote", timeout=60_000)
+    page.wait_for_timeout(500)
+    assert page.input_value("#tuile-question textarea") == nxt, "la question tapée pendant la réponse a été effacée"
 
 
 # ---------------------------------------------------------------- 4. errors as learners see them
