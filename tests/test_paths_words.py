@@ -119,3 +119,57 @@ def test_an_explicit_yes_that_rounds_itself_off_is_a_yes(dialogue, answer, known
 def test_a_bare_no_after_a_prerequisite_denies_it(dialogue):
     state, _ = run_turns(dialogue, "j'écris des noyaux cuda simples, les mbarrier j'ai lu un truc dessus mais non")
     assert state.facts().get("mbarrier") is False
+
+
+@pytest.mark.parametrize("answer", ["oui vite fait, 32 threads qui avancent ensemble",
+                                    "oui vaguement, une copie asynchrone global vers shared"])
+def test_a_yes_rounded_off_then_explained_is_a_yes(dialogue, answer):
+    assert read_yes_no(answer, dialogue.rules) is True
+
+
+def test_denied_kernel_writing_taken_by_a_no_code_wish_is_no_wish_for_kernels(dialogue):
+    reading = dialogue.read("goal", "je veux pas coder de noyaux, je veux juste piger pourquoi tout le monde en parle")
+    assert reading.match.option == "comprendre" and dict(reading.match.ranked)["premier-noyau"] == 0
+
+
+def test_what_others_say_after_the_wish_is_no_second_goal(dialogue):
+    _, display = run_turns(dialogue, "dev python, rien sur GPU",
+                           "Je veux comprendre les megakernels précisément, on m'a dit que c'était l'avenir de l'inférence")
+    assert display.kind == "prerequisite"
+    # Said before the wish, it names what the wish is about.
+    _, display = run_turns(dialogue, "dev python, rien sur GPU",
+                           "on m'a dit que les megakernels c'était l'avenir, je veux comprendre précisément")
+    assert display.kind == "prerequisite"
+
+
+@pytest.mark.parametrize("answer,level", [
+    ("J'écris des noyaux CUDA simples pour mon labo, je sais qu'il faut éviter de synchroniser entre deux noyaux "
+     "(lu dans un blog, vérifié dans nsys)", "cuda-simple"),
+    ("never wrote a kernel, only use pytorch. I've seen the gaps in nsys traces", "pytorch")])
+def test_a_profiler_where_something_was_seen_claims_no_optimising(dialogue, answer, level):
+    reading = dialogue.read("level", answer)
+    assert reading.match.option == level and not reading.contradiction
+
+
+def test_running_examples_is_no_claim_of_writing_such_kernels(dialogue):
+    reading = dialogue.read("level", "Je profile mes noyaux avec Nsight et je les optimise, j'ai fait tourner les "
+                                     "exemples CUTLASS. Par contre je n'écris pas encore de noyaux Hopper moi-même.")
+    assert reading.match.option == "optimiser" and not reading.contradiction and reading.match.sure
+
+
+def test_coding_denied_on_a_pronoun_is_not_coding_denied(dialogue):
+    reading = dialogue.read("level", "je fais du Rust et du Go. J'ai lu des articles sur les GPU mais j'ai jamais "
+                                     "programmé dessus")
+    assert reading.match.option == "programmer" and not reading.clash
+
+
+def test_a_goal_the_reader_is_here_for_against_the_goal_answer_is_asked(dialogue):
+    _, display = run_turns(dialogue, "simple CUDA kernels. I'm here for scientific computing, nothing AI related",
+                           "LLM inference")
+    assert display.kind == "clarification" and display.topic == "goal"
+
+
+def test_what_we_do_not_use_at_work_denies_the_goal(dialogue):
+    _, display = run_turns(dialogue, "pytorch, jamais écrit de noyau",
+                           "rendre PyTorch plus rapide, mais on n'utilise pas PyTorch chez nous")
+    assert display.kind == "clarification" and display.topic == "goal"

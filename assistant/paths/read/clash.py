@@ -76,7 +76,10 @@ def find_clash(read: list[tuple[Clause, Clause]], compiled: dict, rules: Rules, 
         if not _stated_denial(raw, rules):
             continue
         rest = rules.no_code.sub(" ", raw.text)
-        bare = levels and rules.no_code.search(raw.text) and not any(t.search(rest) for t in topics)
+        # "j'ai jamais programmé dessus": a pronoun object points back to what the answer named
+        # (the GPU), so coding itself is not denied (paths_dev16: 1 backend developer of 45 asked).
+        bare = levels and rules.no_code.search(raw.text) and not any(t.search(rest) for t in topics) and \
+            not _POINTS_BACK.search(raw.text)
         # "rien du tout, je profile avec ncu": knowing nothing at all, said first (after a topic,
         # "le GPU ? rien du tout" is that topic's predicate).
         bare = bare or (levels and rules.knows_nothing.fullmatch(raw.text) and
@@ -100,5 +103,7 @@ def find_clash(read: list[tuple[Clause, Clause]], compiled: dict, rules: Rules, 
     return ()
 
 
+# A pronoun object of the verb: "dessus", "là-dessus", "j'y", "on it", "with them".
+_POINTS_BACK = re.compile(r"\b(?:dessus|la-dessus|la dessus|j'y|n'y|on (?:it|them)|with (?:it|them)|for (?:it|them))(?:\b|$)")
 # A clause about someone else ("mon équipe, qui écrit des noyaux"): not the reader's wish.
 _OTHERS = re.compile(r"\b(?:qui|who|ils|elles|they|he|she|il|elle|mon equipe|mes collegues|my team)\b")

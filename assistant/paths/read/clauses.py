@@ -341,12 +341,18 @@ def consume_negation(clause: Clause, patterns: list[re.Pattern]) -> Clause:
     coder") affirms: the negation is the content, not the polarity."""
     if not clause.negative or not NEGATION.search(clause.text):
         return clause       # affirmed, or denied by the predicate that follows it
-    rest = clause.text
-    for pattern in patterns:
-        if NEGATION.search(pattern.pattern):
-            rest = pattern.sub(lambda m: " " if NEGATION.search(m.group(0)) else m.group(0), rest)
+    rest = without_negated(clause.text, patterns)
     return clause if NEGATION.search(rest) else Clause(clause.text, False, clause.knowing,
                                                         exception=clause.exception, asked=clause.asked)
+
+
+def without_negated(text: str, patterns: list[re.Pattern]) -> str:
+    """``text`` with each self-negating pattern's negated match blanked: what the rest of
+    the clause affirms ("je veux pas coder de noyaux" affirms no kernel writing)."""
+    for pattern in patterns:
+        if NEGATION.search(pattern.pattern):
+            text = pattern.sub(lambda m: " " if NEGATION.search(m.group(0)) else m.group(0), text)
+    return text
 
 
 # A beginner in something ("débutant en CUDA", "new to Hopper", "novice with TMA"); an

@@ -79,8 +79,8 @@ from dataclasses import dataclass, field
 
 from assistant.paths.choice import Match
 from assistant.paths.read.clash import CLAIM_MIN, claims_of, find_clash
-from assistant.paths.read.clauses import (AFFIRM, SPLIT, Clause, Rules, beginner_in, clauses, clean, consume_negation,
-                                    self_negating, unknown_words)
+from assistant.paths.read.clauses import (AFFIRM, NEGATION, SPLIT, Clause, Rules, beginner_in, clauses, clean,
+                                    consume_negation, self_negating, unknown_words, without_negated)
 from assistant.paths.read.quotes import source_span
 from assistant.paths.read.window import check_facts
 
@@ -90,6 +90,15 @@ _LADDER_MIN = 2.0
 # A clause about the reader ("les noyaux que j'ai écrits"); not "on": "kernels on H100".
 _BARE_NO = re.compile(r"(?:(?:mais|but|donc|so) )?(?:non|no|nope|nan|pas vraiment|not really|toujours pas|still no)")
 _FIRST_PERSON = re.compile(r"(?:^|\b)(?:je|j'|j(?= )|i|i'm|i've|we|we've|nous)(?:\b|(?<=')|$)")
+# Reported speech: "on m'a dit que", "il paraît que", "I was told", "people say".
+_HEARSAY = re.compile(r"\b(?:on (?:m'a|nous a|me|nous) (?:dit|dis|raconte)\w*|il para[iî]t|paraitrait|para[iî]t-il|"
+                      r"(?:j'ai|on a) entendu dire|tout le monde (?:dit|en parle)|(?:i was|we were|i've been|i have been) told|"
+                      r"(?:people|they|everyone|everybody) (?:say|says|said|tell)|apparently|supposedly|rumou?r)\b")
+# A profiler as the place where something was seen ("vérifié dans nsys", "I've seen the gaps
+# in nsys traces"): the reader looked at a trace, which is no claim of optimising kernels.
+_SEEN_IN = re.compile(r"\b(?:vu|verifie\w*|constate\w*|observe\w*|remarque\w*|seen|saw|noticed|checked|verified|"
+                      r"spotted)\b.{0,40}\b(?:dans|in|avec|with|sur|on|via)\b.{0,12}\b(?:nsys|nsight\w*|ncu|traces?|"
+                      r"timelines?|profil\w*)\b")
 # A clause that only hesitates ("enfin", "bon", "well"): the qualifier after it still qualifies.
 _INTERJECTION = re.compile(r"(?:enfin|bon|ben|bah|euh+|hmm+|well|i mean|je veux dire|disons|let's say)")
 _PRONOUN = re.compile(r"(?:\bj'en\b|\bn'en\b|\ben (?:ai|avons|a)\b|\b(?:any|one)\b)")
@@ -196,6 +205,7 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
     read: list[tuple[Clause, Clause]] = []     # (as cut, after a self-negating pattern is consumed)
     denied_by: dict[str, str] = {}              # option -> the clause that denies it
     cut = clauses(cleaned, rules, topics)
+    every_pattern = [p for pats in compiled.values() for p, _, _ in pats]
     # "je maîtrise TMA... enfin, à peu près": a short clause with no topic of its own that
     # hedges or says "partly" qualifies the clause before it.
     said = [c for c in cut if not _INTERJECTION.fullmatch(c.text)]
@@ -216,9 +226,10 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
              _strange(said[k + 1].text, rules)}
     levels = any(o in rules.ladder for o in ids)
     previous_negative = True
+    wished_before = False
     last_known = clause_known = None      # what the clause before said of its prerequisites
     for raw in cut:
-        clause = consume_negation(raw, [p for pats in compiled.values() for p, _, _ in pats])
+        clause = consume_negation(raw, every_pattern)
         if clause.negative and _RELATIVE.match(clause.text):
             # "à ma direction qui n'y connaît rien": a denial about someone else says nothing of
             # the reader (on paths_dev4 it ruled out the reader's own wish to understand).
@@ -233,6 +244,10 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
         if not levels and not clause.negative and not previous_negative and rules.wish.search(clause.text) and \
                 _THAT.search(clause.text):
             seen = previous + " " + clause.text
+        # "je veux pas coder de noyaux": once a self-negating pattern took the negation, the
+        # other patterns read what is left; the denied kernels are no wish for kernels
+        # (paths_dev16: 1 no-code reader of 45 asked between "comprendre" and a first kernel).
+        rest = without_negated(seen, every_pattern) if raw.negative and not clause.negative else seen
         previous_negative = clause.negative
         last_known, clause_known = clause_known, None
         # "mon premier noyau, vu que j'en ai jamais écrit": the pronoun stands for the topic of
@@ -262,8 +277,15 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
         # "les megakernels, parce qu'on me dit que c'est l'avenir de l'inférence": a reason that
         # is not the reader's own wish names the goal's why, not a second goal; its words count
         # half (on paths_dev6 it made 1 clear megakernels answer of 45 look like two goals).
-        aside = not levels and clause.reason and not _FIRST_PERSON.search(clause.text) and \
+        # What others say of a goal after the reader's wish ("je veux comprendre les megakernels,
+        # on m'a dit que c'était l'avenir de l'inférence") is hearsay, not a second wish: half
+        # weight too (paths_dev16: 1 megakernels reader of 45 asked). Said before the wish, it
+        # names what the wish is about ("on m'a dit que les megakernels c'était l'avenir, je
+        # veux comprendre précisément").
+        aside = not levels and (clause.reason and not _FIRST_PERSON.search(clause.text) or
+                                wished_before and bool(_HEARSAY.search(clause.text))) and \
             not rules.wish.search(clause.text)
+        wished_before = wished_before or bool(rules.wish.search(clause.text))
         for oid, pats in compiled.items():
             for n, (pattern, weight, kind) in enumerate(pats):
                 if wished and pattern.search(seen):
@@ -272,7 +294,8 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
                 if beginner and oid in beginner and pattern.search(seen):
                     understood = True
                     continue
-                if pattern.search(seen) and (not clause.negative or self_negating(pattern, clause.text)):
+                if pattern.search(seen if NEGATION.search(pattern.pattern) else rest) and \
+                        (not clause.negative or self_negating(pattern, clause.text)):
                     understood = True
                     # "je connais TMA" is no evidence of "j'écris des noyaux avec TMA", and a
                     # pattern counts once per answer, at its strongest.
@@ -283,7 +306,7 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
                     # answer of 45 asked between the two); half weight, in goal answers only.
                     where = not levels and bool(_FOR_OURS.search(seen[:pattern.search(seen).start()]))
                     full = not ("fact" in kind and clause.knowing) and not vague and not partial and not aside \
-                        and not where
+                        and not where and not (levels and _SEEN_IN.search(clause.text))
                     # A job title or a field ("data scientist") says what the reader is, not
                     # what they use: no claim (paths_dev3/5: "data scientist, numpy …, no GPU
                     # programming" was lifted to PyTorch by the title alone).

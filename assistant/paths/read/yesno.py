@@ -37,7 +37,10 @@ _WHAT_IS = re.compile(r"^(?:keske|kesako|kezako|c koi|c quoi|ce quoi|cé quoi|ce
                       r"what is it|what's this)\b")
 # "yeah bc launch overhead", "ya bc of …": "bc" is "because", said after the yes
 _BECAUSE = re.compile(r"\b(?:bc|bcs|cuz|coz|cause|pcq|pck)\b")
-_ROUNDING = re.compile(r"\b(?:en gros|a peu pres|grosso modo|globalement|dans les grandes lignes|roughly|kind of|kinda|"
+# "oui vite fait, 32 threads qui avancent ensemble", "oui vaguement, une copie asynchrone": the
+# four dev answers of this shape were all labelled known (paths_dev7, 9, 14, 16); a bare
+# "vaguement oui" or "oui, vite fait", with nothing said after it, stays a no.
+_ROUNDING = re.compile(r"\b(?:en gros|a peu pres|(?:vite fait|vaguement)(?=,? \w+ \w+)|grosso modo|globalement|dans les grandes lignes|roughly|kind of|kinda|"
                        r"basically|mostly|more or less|in broad strokes|je crois|je pense|i think|i guess|i believe)\b")
 
 _OWN_WORDS = frozenset(_YES_WORDS | _NO_WORDS) | frozenset(
