@@ -90,7 +90,11 @@ _Y_NOT_AFTER = ("a", "avait", "aura", "aurait", "prendre", "prend")
 # « montre-moi l'exemple avec … », "show me the code": asks for a part of the previous answer
 _SHOW_ME = re.compile(r"^(montre|montrez|donne|donnez|affiche|show|give)(-moi|-nous|\s+me|\s+us)?\s+"
                       r"(l'|le\s|la\s|les\s|the\s)")
-_AN_EXAMPLE = re.compile(r"^(un|une|an?|some|des)\s+(exemples?|examples?)\b(?!\s+(?:de|d'|of|du|des)\s*(?!code\b)\w)")
+# "got a full example? like residual + rmsnorm", « t'as un exemple complet ? »: asking whether
+# there is one is asking for it (dev11: 1 of its 13 missed conversations)
+_AN_EXAMPLE = re.compile(r"^(?:(?:got|have|any|t'as|t'aurais|tu as|tu aurais|vous avez|avez-vous|as-tu|y a|il y a)\s+)?"
+                         r"(un|une|an?|some|des)\s+(?:(?:full|complete|concrete|real|small|petit|vrai|bon)\s+)?"
+                         r"(exemples?|examples?)\b(?!\s+(?:de|d'|of|du|des)\s*(?!code\b)\w)")
 _SHOWING = frozenset("montre montrez donne donnez affiche show give".split())
 _CAN_YOU_SHOW = re.compile(r"^(tu peux|tu pourrais|peux-tu|pourrais-tu|vous pouvez|pouvez-vous|can you|could you)"
                            r"(\s+me|\s+nous|\s+m')?\s*(montrer|donner|afficher|show|give)(\s+me|\s+us)?\s+"
