@@ -173,3 +173,15 @@ def test_what_we_do_not_use_at_work_denies_the_goal(dialogue):
     _, display = run_turns(dialogue, "pytorch, jamais écrit de noyau",
                            "rendre PyTorch plus rapide, mais on n'utilise pas PyTorch chez nous")
     assert display.kind == "clarification" and display.topic == "goal"
+
+
+def test_an_ordinary_word_one_edit_from_a_domain_word_is_left_alone(dialogue):
+    # « manger » is not « manager »: a nonsense goal gets a question back, not path A.
+    _, display = run_turns(dialogue, "utilisateur PyTorch, jamais écrit de noyau", "manger une pizza")
+    assert display.kind == "question" and display.topic == "goal" and display.notice
+
+
+def test_a_module_name_keeps_its_letters(dialogue):
+    # "torch.nn": its "nn" is no « non » denying PyTorch.
+    reading = dialogue.read("level", "pas de noyau, jamais, juste du torch.nn et du huggingface transformers")
+    assert reading.match.option == "pytorch"

@@ -215,7 +215,8 @@ _DEVICE = re.compile(r"\bcuda(?::\d+|\s?\(\))")
 def clean(text: str, rules: Rules) -> str:
     """Normalised, spelling-corrected text with the neutral phrases blanked."""
     norm = _NONE.sub("zero ", _PLUS.sub("plus ", _DEVICE.sub("device", normalise(text))))
-    norm = re.sub(r"[\w']+", lambda m: rules.aliases.get(m.group(0), m.group(0)), norm)
+    # Not a module's name: "torch.nn" keeps its "nn", which alone is « non » (paths_dev17).
+    norm = re.sub(r"(?<![\w.])[\w']+", lambda m: rules.aliases.get(m.group(0), m.group(0)), norm)
     norm = correct(norm, rules.vocabulary, rules.known_words)
     norm = rules.fine.sub(" ok ", norm)
     return re.sub(r"\s+", " ", rules.neutral.sub(" ", norm)).strip()
