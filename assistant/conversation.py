@@ -153,6 +153,10 @@ _NEW_SUBJECT = re.compile(r"^\W*(autre question|nouvelle question|question diff�
 _CE_BACK = re.compile(r"(?:^|\s)(?:c'est|c|cest|ça|ca)\s+(?:pas\s+|vraiment\s+|encore\s+)?(?:plus|moins|mieux|pire|"
                       r"aussi|si|trop|lente?s?|rapides?|importante?s?|utiles?|nécessaires?|necessaires?|grave|"
                       r"normale?s?|possibles?|dangereu\w+|chers?|longs?|efficaces?|obligatoires?|vrai)\b")
+# "would float4 loads help?", « est-ce que ça aiderait ? », « des tuiles plus grandes, ça
+# changerait quoi ? »: a remedy tried on what was just answered (dev12: 1 of its 4 misses)
+_WOULD_HELP = re.compile(r"^(?:would|will|could|might|does|do|can|is|est-ce que|est ce que)\b.{0,40}\bhelp\b|"
+                         r"\b(?:aiderai\w*|aiderait|changerai\w*|ça aide|ca aide)\b")
 # « pourquoi autant ?? », « comment je fais mieux ? », "why so much?": a comparison with no thing
 # of its own is one with what was just answered (dev10: 2 of its 7 missed conversations)
 _COMPARATIVES = frozenset("autant mieux pire davantage better worse faster slower".split())
@@ -269,8 +273,11 @@ def _is_followup(question: str) -> bool:
     if (n_terms <= _SHORT and one_sided and not _BOTH_SIDES & set(ws)
             and not terms(lowered[:one_sided.start()].replace("différence", "").replace("difference", ""))):
         return True
-    if n_terms <= 2 and _CE_BACK.search(lowered):
+    # the degree word itself is no subject: « pk c trop strict pour une matmul ? » (dev12)
+    if n_terms - (1 if _CE_BACK.search(lowered) else 0) <= 2 and _CE_BACK.search(lowered):
         return True
+    if n_terms - 1 <= _SHORT and _WOULD_HELP.search(lowered):
+        return True                       # "would float4 loads help?": tried on what was just said
     if n_terms <= 2 and _ANSWER_PARTS & set(ws):
         return True
     asks = any(w in _QUESTION_WORDS for w in ws) or (
