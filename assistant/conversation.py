@@ -273,8 +273,12 @@ def _is_followup(question: str) -> bool:
     if (n_terms <= _SHORT and one_sided and not _BOTH_SIDES & set(ws)
             and not terms(lowered[:one_sided.start()].replace("différence", "").replace("difference", ""))):
         return True
-    # the degree word itself is no subject: « pk c trop strict pour une matmul ? » (dev12)
-    if n_terms - (1 if _CE_BACK.search(lowered) else 0) <= 2 and _CE_BACK.search(lowered):
+    ce_back = _CE_BACK.search(lowered)
+    if ce_back and n_terms <= 2:
+        return True
+    # With nothing named before it, the degree word is no subject either: « pk c trop strict
+    # pour une matmul ? » (dev12); « SpMV sur gpu pk c'est si lent » names its own
+    if ce_back and n_terms <= 3 and not terms(lowered[:ce_back.start()]):
         return True
     if n_terms - 1 <= _SHORT and _WOULD_HELP.search(lowered):
         return True                       # "would float4 loads help?": tried on what was just said
@@ -318,7 +322,7 @@ def resolve(question: str, conversation: Conversation | None, rewriter: Rewriter
         if rewritten and rewritten.strip() and len(rewritten) <= 1000:
             rewritten = rewritten.strip()
             return Resolved(rewritten, followup=rewritten != question, how="llm")
-    if not _is_followup(question):
+    if not _is_followup(searched):
         return Resolved(searched)
     topic = " ".join(previous.resolved_question.split()[-_TOPIC_WORDS:])
     mixed = "en" if "en" in (language(topic), language(searched)) else "fr"
