@@ -185,3 +185,29 @@ def test_a_module_name_keeps_its_letters(dialogue):
     # "torch.nn": its "nn" is no « non » denying PyTorch.
     reading = dialogue.read("level", "pas de noyau, jamais, juste du torch.nn et du huggingface transformers")
     assert reading.match.option == "pytorch"
+
+
+@pytest.mark.parametrize("answer,level", [
+    ("Je fais de la data science (pandas, numpy, un peu de pytorch pour des petits réseaux), jamais écrit de noyau", "pytorch"),
+    ("pytorch au quotidien + un peu de cuda simple", "cuda-simple"),
+    ("data science background, pandas, sklearn, never used pytorch or anything gpu", "programmer"),
+    ("basic cuda", "cuda-simple")])
+def test_a_little_use_of_a_tool_is_use_and_sklearn_is_no_deep_learning(dialogue, answer, level):
+    reading = dialogue.read("level", answer)
+    assert reading.match.option == level and reading.match.sure
+
+
+def test_only_the_first_of_a_list_is_known(dialogue):
+    reading = dialogue.read("level", "j'optimise des noyaux depuis un moment mais warp / mbarrier / TMA, je connais que le premier")
+    assert reading.facts == {"warp": True, "mbarrier": False, "tma": False}
+
+
+def test_no_code_against_writing_kernels_in_one_goal_answer_is_asked(dialogue):
+    _, display = run_turns(dialogue, "pytorch, jamais écrit de noyau",
+                           "je veux rien coder, juste accélérer mes modèles pytorch en écrivant mes propres noyaux triton")
+    assert display.kind == "clarification" and display.topic == "goal"
+
+
+@pytest.mark.parametrize("answer", ["hein ?", "euh pourquoi c'est mauvais ? je le mets partout"])
+def test_asking_back_what_or_why_is_not_knowing(dialogue, answer):
+    assert read_yes_no(answer, dialogue.rules) is False

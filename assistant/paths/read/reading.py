@@ -179,6 +179,30 @@ class Reading:
     denials: tuple[tuple[str, str], ...] = ()   # each excluded option with the words that deny it
 
 
+# "warp / mbarrier / TMA, je connais que le premier", "I only know the first two": the list
+# named before, read in its order (paths_dev18: 1 optimiser of 45 taken as knowing all three)
+_ONLY_SOME = re.compile(r"\b(?:(?:je |j')?(?:ne |n')?(?:connais|sais|maitrise|comprends|vois)\s+(?:que|seulement|juste)|"
+                        r"(?:i )?(?:only|just) (?:know|get|understand))\s+(?:le |la |les |the )?"
+                        r"(?P<which>premier|premiere|1er|first|dernier|derniere|last|deux premiers|2 premiers|"
+                        r"first two|two first)\b")
+
+
+def _only_some_of_list(cleaned: str, rules: Rules) -> dict[str, bool]:
+    m = _ONLY_SOME.search(cleaned)
+    if not m:
+        return {}
+    before = cleaned[:m.start()]
+    named = sorted((found.start(), pid) for pid, pattern in rules.prerequisites.items()
+                   for found in [pattern.search(before)] if found)
+    if len(named) < 2:
+        return {}
+    order = [pid for _, pid in named]
+    which = m.group("which")
+    known = order[-1:] if which.startswith(("dernier", "derniere", "last")) else \
+        order[:2] if "deux" in which or "two" in which or which.startswith("2") else order[:1]
+    return {pid: pid in known for pid in order}
+
+
 def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
     """Score ``text`` against ``options`` (each with ``patterns`` and ``when_denied``)."""
     cleaned = clean(text, rules)
@@ -305,8 +329,13 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
                     # where the wish applies, not a second wish (paths_dev6: 1 clear megakernels
                     # answer of 45 asked between the two); half weight, in goal answers only.
                     where = not levels and bool(_FOR_OURS.search(seen[:pattern.search(seen).start()]))
-                    full = not ("fact" in kind and clause.knowing) and not vague and not partial and not aside \
-                        and not where and not (levels and _SEEN_IN.search(clause.text))
+                    # A little use is use ("pandas, numpy, un peu de PyTorch"), unless the clause's
+                    # hedge may also be about a rung above ("pytorch + un peu de cuda simple").
+                    used = "use" in kind and not any(
+                        o != oid and o in rules.ladder[rules.ladder.index(oid) + 1:] and
+                        any(p.search(seen) for p, _, _ in compiled[o]) for o in compiled) if levels else False
+                    full = not ("fact" in kind and clause.knowing) and (used or not vague and not partial) \
+                        and not aside and not where and not (levels and _SEEN_IN.search(clause.text))
                     # A job title or a field ("data scientist") says what the reader is, not
                     # what they use: no claim (paths_dev3/5: "data scientist, numpy …, no GPU
                     # programming" was lifted to PyTorch by the title alone).
@@ -470,6 +499,7 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
                 claims.setdefault(oid, source_span(c.text, text, SPLIT))
     # The words around each prerequisite's name must say what the clauses say (``assistant.paths.read.window``).
     facts = check_facts(cleaned, facts, rules)
+    facts.update(_only_some_of_list(cleaned, rules))
     return Reading(match, contradiction, facts, understood or top > 0, hedged, tuple(o for o in ids if o in excludes),
                    tuple(source_span(c, text, SPLIT) for c in clash), tuple(claims.items()),
                    tuple((o, source_span(denied_by[o], text, SPLIT)) for o in ids if o in excludes and o in denied_by))

@@ -31,7 +31,7 @@ _YES_ELSE = re.compile(r"\b(?:tout a fait|bien sur|of course|i think so|je pense
 _PLAIN_YES = {"oui", "yes", "yep", "yup", "yeah", "ouais", "ouai", "ya", "yea"}
 # "cé quoi ?", "euh pk ce serait mal ?": asking what it is, or why, says it is not known
 # (paths_dev14: 2 of 180 prerequisite answers were asked again and again)
-_ASKS_WHAT = re.compile(r"\b(?:quoi|koi|what|whats|what's|pourquoi|pk|pq|why|kesako|kezako)\b")
+_ASKS_WHAT = re.compile(r"\b(?:quoi|koi|what|whats|what's|pourquoi|pk|pq|why|kesako|kezako|hein|huh)\b")
 # « keske c », « c koi » with no question mark: asking what it is
 _WHAT_IS = re.compile(r"^(?:keske|kesako|kezako|c koi|c quoi|ce quoi|cé quoi|ce koi|c'est quoi|qu'est-ce que c|what'?s that|"
                       r"what is it|what's this)\b")
@@ -62,7 +62,8 @@ def read_yes_no(text: str, rules: Rules) -> bool | None:
     # reader, not in an explanation ("oui, l'hôte bloque et on perd le recouvrement").
     if rules.not_yet.search(cleaned) and (_ME.search(cleaned) or not _OTHER.search(cleaned)):
         return False
-    if (text.rstrip().endswith("?") and _ASKS_WHAT.search(cleaned) or _WHAT_IS.match(cleaned)) and \
+    # "euh pourquoi c'est mauvais ? je le mets partout": the question may come first
+    if ("?" in text and _ASKS_WHAT.search(cleaned) or _WHAT_IS.match(cleaned)) and \
             words[0] not in _YES_WORDS:
         return False
     if text.rstrip().endswith("?") and not NEGATION.search(cleaned) and not rules.partial.search(cleaned):
