@@ -211,3 +211,27 @@ def test_no_code_against_writing_kernels_in_one_goal_answer_is_asked(dialogue):
 @pytest.mark.parametrize("answer", ["hein ?", "euh pourquoi c'est mauvais ? je le mets partout"])
 def test_asking_back_what_or_why_is_not_knowing(dialogue, answer):
     assert read_yes_no(answer, dialogue.rules) is False
+
+
+def test_a_prerequisite_said_the_same_as_a_denied_one_is_not_known(dialogue):
+    reading = dialogue.read("level", "j'optimise des kernel, warp ok, TMA jamais vu, mbarrier pareil")
+    assert reading.facts.get("tma") is False and reading.facts.get("mbarrier") is not True
+
+
+def test_never_written_by_hand_but_known_is_not_denied(dialogue):
+    reading = dialogue.read("level", "Noyaux Hopper avec TMA oui, sauf que les mbarrier je les ai jamais écrites "
+                                     "à la main, par contre je sais ce que c'est")
+    assert reading.facts.get("mbarrier") is not False
+
+
+@pytest.mark.parametrize("answer,known", [("yeah it kills the overlap between kernels", True),
+                                          ("oui, je sais ce que c'est même si je les écris pas", True),
+                                          ("ouais tkt c bon", None)])
+def test_a_yes_that_explains_itself_or_concedes_is_a_yes(dialogue, answer, known):
+    assert read_yes_no(answer, dialogue.rules) is known
+
+
+def test_a_goal_the_reader_does_not_intend_to_start_is_asked(dialogue):
+    _, display = run_turns(dialogue, "dev JS, GPU zéro, jamais touché à PyTorch et je compte pas m'y mettre",
+                           "rendre PyTorch plus rapide")
+    assert display.kind == "clarification" and display.topic == "goal"

@@ -183,11 +183,23 @@ def _goal_denied(dialogue: Dialogue, state: DialogueState) -> str:
     # Only a denial of interest or of a wish speaks of the goal ("l'inférence ne m'intéresse
     # pas"); one of experience ("jamais écrit de kernel Triton") speaks of the level: on the
     # dev dialogues, reading those as goal denials asked 3 clear PyTorch readers again.
-    if goal not in reading.excludes or not words or not dialogue.rules.interest.search(clean(words, dialogue.rules)):
+    if goal not in reading.excludes or not words:
+        return ""
+    # "jamais touché à PyTorch et je compte pas m'y mettre": experience denied, then the intent
+    # to start denied too, which does speak of the goal (paths_dev19: 1 confident path C).
+    after = clean(text[text.find(words) + len(words):], dialogue.rules)[:_INTENT_REACH] if words in text else ""
+    intent = bool(_NO_INTENT.search(after))
+    if not intent and not dialogue.rules.interest.search(clean(words, dialogue.rules)):
         return ""
     other = next((o for o, _ in reading.match.ranked if o != goal and o not in reading.excludes),
                  next(g["id"] for g in dialogue.goals if g["id"] != goal))
     return GOAL_VS_WORDS.format(goal=_ask_goal_again(dialogue, state, goal, other), words=words)
+
+
+# « je compte pas m'y mettre », « pas l'intention de m'y mettre », "and I don't plan to"
+_NO_INTENT = re.compile(r"\b(?:(?:compte|veux|vais|va|voudrais) (?:pas|jamais)|pas l'intention|aucune intention|"
+                        r"(?:don'?t|do not|won'?t|will not|never) (?:plan|intend|want|going)|no (?:plan|intention))\b")
+_INTENT_REACH = 60      # characters after the denial that its intent may follow in
 
 
 def _goal_elsewhere(dialogue: Dialogue, state: DialogueState) -> str:

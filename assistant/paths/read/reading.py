@@ -121,6 +121,9 @@ _DOING = re.compile(r"\b(?:ecri\w*|j'ecris|utilis\w*|j'utilise|uses?|used|using|
 _FOR_OURS = re.compile(r"\b(?:pour|for) (?:notre|nos|mon|ma|mes|leur|leurs|our|my|their)\b(?:\s+[\w']+){0,3}\s*$")
 _OR = re.compile(r"\b(?:ou|or)\b")
 _ALSO = re.compile(r"\b(?:aussi|egalement|pareil|idem|too|also|as well)\b")
+_IT_IS_KNOWN = re.compile(r"\b(?:je sais|je vois|je connais|i know|i get)\s+(?:bien\s+|tres bien\s+|quand meme\s+)?"
+                          r"(?:ce que c'est|ce que c est|ce que ca (?:fait|est)|a quoi (?:ca|elles?|ils?) sert|"
+                          r"what (?:it is|they are|it does|they do))")
 _THE_REST = re.compile(r"\b(?:reste|rest|autres?|others?|everything else)\b")
 # A predicate that says a thing is known, beside the knowing verbs ("warps sure, TMA: all fine").
 _AFFIRMED = re.compile(r"\b(?:fine|good|clear|clair\w*|solide|solid|nickel|easy|facile|no problem|maitris\w*|"
@@ -244,6 +247,11 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
     denied_after = {id(said[k]) for k in range(len(said) - 1) if said[k + 1].negative and
                     (_FIRST_PERSON.search(said[k + 1].text) or _BARE_NO.fullmatch(said[k + 1].text.strip()) and not text.rstrip().endswith("?")) and
                     not any(t.search(said[k + 1].text) for t in topics) and not _THE_REST.search(said[k + 1].text)}
+    # "les mbarrier je les ai jamais écrites à la main, par contre je sais ce que c'est": a clause
+    # with no topic of its own that knows what "it" is says so of the prerequisite just before;
+    # never having written one is no ignorance of it (paths_dev19: 1 Hopper reader of 45).
+    known_after = {id(said[k]) for k in range(len(said) - 1) if not said[k + 1].negative and
+                   _IT_IS_KNOWN.search(said[k + 1].text) and not any(t.search(said[k + 1].text) for t in topics)}
     # "mbarrier ok chepa": a clause with no topic of its own and a word the reader does not know
     # may take back what the clause before affirms; that clause's prerequisites are asked.
     murky = {id(said[k]) for k in range(len(said) - 1) if not any(t.search(said[k + 1].text) for t in topics) and
@@ -396,6 +404,12 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
                 known = None if known and id(raw) in murky else known
                 if known is None and _ALSO.search(clause.text):
                     known = last_known      # "mbarriers fine; the sync thing too": as the clause before
+                elif last_known is False and _ALSO.search(clause.text) and not NEGATION.search(clause.text) and \
+                        not AFFIRM.search(clause.text) and not _AFFIRMED.search(clause.text):
+                    # "TMA jamais vu, mbarrier pareil": the same denial (paths_dev19: read as known)
+                    known = False
+                if id(raw) in known_after:
+                    known = True            # "les mbarrier je les ai jamais écrites, par contre je sais ce que c'est"
                 clause_known = known if clause_known is None else clause_known and known
                 if known is False or facts.get(pid) is False:
                     facts[pid] = False

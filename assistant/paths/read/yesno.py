@@ -43,6 +43,8 @@ _BECAUSE = re.compile(r"\b(?:bc|bcs|cuz|coz|cause|pcq|pck)\b")
 _ROUNDING = re.compile(r"\b(?:en gros|a peu pres|(?:vite fait|vaguement)(?=,? \w+ \w+)|grosso modo|globalement|dans les grandes lignes|roughly|kind of|kinda|"
                        r"basically|mostly|more or less|in broad strokes|je crois|je pense|i think|i guess|i believe)\b")
 
+_CONCESSION = re.compile(r"\b(?:meme si|even if|even though|bien que|quoique)\b")
+_EXPLAINED_MIN = 5      # words of a yes that goes on to explain (« ouais tkt c bon » has 4)
 _OWN_WORDS = frozenset(_YES_WORDS | _NO_WORDS) | frozenset(
     w for pattern in (HEARD_OF, _ME, _OTHER, _THINK_YES, _YES_ELSE) for w in re.findall(r"[a-z]+", pattern.pattern))
 
@@ -84,12 +86,17 @@ def read_yes_no(text: str, rules: Rules) -> bool | None:
             return True
     partial = bool(rules.partial.search(cleaned))
     if words[0] in _YES_WORDS and not (words[0] in {"bah", "ben", "bien", "of"} and len(words) == 1):
-        # "of course not", "bien sûr que non", "oui mais pas vraiment": the denial wins.
-        if partial or NEGATION.search(" ".join(words[1:])):
+        # "of course not", "bien sûr que non", "oui mais pas vraiment": the denial wins; not one
+        # in a concession ("oui, je sais ce que c'est même si je les écris pas": paths_dev19).
+        said = _CONCESSION.split(" ".join(words[1:]), maxsplit=1)[0]
+        if partial or NEGATION.search(said):
             return False
         # "ouais tkt", "oui jcrois": a word nobody taught the reader may take the yes back; the
-        # question is asked again rather than the prerequisite taken as known.
-        return None if _strange(cleaned, rules) else True
+        # question is asked again rather than the prerequisite taken as known. A plain yes
+        # followed by a sentence explains itself ("yeah it kills the overlap between kernels":
+        # paths_dev19 asked it ten times).
+        explained = words[0] in _PLAIN_YES and len(words) >= _EXPLAINED_MIN
+        return None if _strange(cleaned, rules) and not explained else True
     if words[0] in _NO_WORDS:
         return False
     if NEGATION.search(cleaned) or partial or rules.hedges.search(cleaned):
