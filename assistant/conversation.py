@@ -133,12 +133,17 @@ _TRAILING_BACK = frozenset("alors ça cela that this it them those then "
                            "one ones "
                            # "does triton run on amd too?": a closing "too" adds to what was said
                            # (on the 300 labelled dev conversations, 1 follow-up, no new question)
-                           "too aussi".split())
+                           "too aussi "
+                           # "why would I need to flush the L2 tho": a closing "tho" answers back
+                           # (dev13: 2 of its 8 missed conversations)
+                           "tho though".split())
 # « autre question : … », « sinon, la mémoire unifiée ça sert à quoi ? », "unrelated, but …": the
 # user says the subject changes; the marker is dropped from what is searched (on dev3, kept as
 # typed, the marker pulled one of its 70 answers to the wrong chapter; « sinon » counts only
 # before a determiner, « sinon, comment faire ? » still follows on).
-_NEW_SUBJECT = re.compile(r"^\W*(autre question|nouvelle question|question différente|(?:sinon,?\s*)?rien [aà] voir|"
+_NEW_SUBJECT = re.compile(r"^\W*(?:(?:ok|okay|d'accord|dac|merci|thanks|thx|cool|super|top)\W+)*"
+                          r"(autre question|nouvelle question|question différente|autre truc|autre chose|"
+                          r"another thing|other thing|something else|(?:sinon,?\s*)?rien [aà] voir|"
                           r"changement de sujet|changeons de sujet|sans rapport|"
                           r"another question|new question|different question|unrelated|"
                           r"on another note|by the way|btw|changing (?:the )?(?:subject|topic)|"
@@ -159,6 +164,8 @@ _WOULD_HELP = re.compile(r"^(?:would|will|could|might|does|do|can|is|est-ce que|
                          r"\b(?:aiderai\w*|aiderait|changerai\w*|ça aide|ca aide)\b")
 # « pourquoi autant ?? », « comment je fais mieux ? », "why so much?": a comparison with no thing
 # of its own is one with what was just answered (dev10: 2 of its 7 missed conversations)
+_WHY_SO_MUCH = re.compile(r"^(?:pourquoi|pk|why|how come|comment ça|comment ca)\s+(?:autant|si peu|tant|so much|so many|"
+                          r"so few|so little|that much)\b")
 _COMPARATIVES = frozenset("autant mieux pire davantage better worse faster slower".split())
 _POLITE = frozenset("stp svp please pls plz merci thanks tho lol mdr".split())
 _SHORT = 3          # content terms; « et avec des tuiles de 64 ? » has 2
@@ -253,6 +260,8 @@ def _is_followup(question: str) -> bool:
     if len(ws) > 2 and ws[-1] in _TRAILING_BACK:
         return True
     n_terms = len(terms(" ".join(w for w in ws if w not in _POLITE and w not in _COMPARATIVES)))
+    if _WHY_SO_MUCH.match(lowered):
+        return True                       # « pourquoi autant ?? d'où viennent les 16 » (dev13)
     if n_terms <= 1 and _COMPARATIVES & set(ws) and not _NEW_COMPLEMENT.search(lowered):
         return True                       # « pourquoi autant ?? », « comment je fais mieux ? »
     if _demonstrative_points_back(lowered, ws, n_terms):

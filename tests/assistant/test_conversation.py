@@ -205,7 +205,8 @@ def test_a_named_subject_taken_up_by_ca_or_after_et_sinon_is_a_new_question(ques
 @pytest.mark.parametrize("question", ["pourquoi autant ??", "comment je fais mieux ?", "un exemple avec des vrais chiffres stp",
                                       "got a full example? like residual + rmsnorm", "t'as un exemple complet ?",
                                       "pk c trop strict pour une matmul ?", "would float4 loads help?",
-                                      "would a bigger block size help?", "est-ce que ça aiderait ?"])
+                                      "would a bigger block size help?", "est-ce que ça aiderait ?",
+                                      "why would I need to flush the L2 tho", "pourquoi autant ?? d'ou viennent les 16"])
 def test_a_comparison_or_an_example_with_no_subject_of_its_own_points_back(question):
     assert resolve(question, HISTORY).followup
 
@@ -214,5 +215,7 @@ def test_an_example_of_a_named_thing_and_rien_a_voir_are_new_questions():
     assert not resolve("un exemple de table de hachage", HISTORY).followup
     assert not resolve("got an example of a hash table?", HISTORY).followup
     assert not resolve("does shared memory help with matmul performance on hopper gpus?", HISTORY).followup
+    r = resolve("ok merci. autre truc: c quoi un all-to-all ?", HISTORY)
+    assert not r.followup and r.query == "c quoi un all-to-all ?"
     r = resolve("sinon rien a voir, c koi wgmma", HISTORY)
     assert not r.followup and r.query == "c quoi wgmma"
