@@ -235,3 +235,15 @@ def test_a_goal_the_reader_does_not_intend_to_start_is_asked(dialogue):
     _, display = run_turns(dialogue, "dev JS, GPU zéro, jamais touché à PyTorch et je compte pas m'y mettre",
                            "rendre PyTorch plus rapide")
     assert display.kind == "clarification" and display.topic == "goal"
+
+
+def test_a_goal_answer_claiming_a_level_the_level_answer_denied_is_asked(dialogue):
+    _, display = run_turns(dialogue, "je code en python mais je connais pas du tout pytorch, ni le gpu",
+                           "rendre mon code pytorch plus rapide, je l'utilise tous les jours pour entraîner mes modèles")
+    assert display.kind == "clarification" and display.topic == "goal"
+
+
+def test_a_level_answer_that_corrects_itself_is_asked(dialogue):
+    _, display = run_turns(dialogue, "I can write a simple CUDA kernel, no wait, I've never written one, I just use "
+                                     "PyTorch... or maybe I have?")
+    assert display.kind == "clarification" and display.topic == "level"

@@ -95,7 +95,8 @@ def guard(dialogue: Dialogue, state: DialogueState) -> str:
         notice = _recheck(dialogue, state, stage)
         if notice:
             return notice
-    notice = _goal_denied(dialogue, state) or _goal_elsewhere(dialogue, state) or _first_ever(dialogue, state)
+    notice = _goal_denied(dialogue, state) or _goal_elsewhere(dialogue, state) or _first_ever(dialogue, state) or \
+        _goal_claims_denied_level(dialogue, state)
     if notice:
         return notice
     claim = claimed_against(dialogue, state)
@@ -242,6 +243,22 @@ def _first_ever(dialogue: Dialogue, state: DialogueState) -> str:
             not isinstance(goal_answer[3], str) or not _FIRST_EVER.search(clean(goal_answer[3], dialogue.rules)):
         return ""
     words = dict(dialogue.read("level", text).claims).get(level)
+    return _ask_goal_against(dialogue, state, goal_answer, words) if words else ""
+
+
+def _goal_claims_denied_level(dialogue: Dialogue, state: DialogueState) -> str:
+    """A goal answer that claims, in the first person, a level the level answer's own words
+    ruled out ("je connais pas du tout pytorch", then "rendre mon code pytorch plus rapide, je
+    l'utilise tous les jours"): the goal is asked again, quoting the denial (paths_dev20: 1
+    confident path C)."""
+    _, text = _goal_and_level_words(state)
+    goal_answer = next(a for a in state.answers if a[0] == "goal")
+    if not text or len(goal_answer) < 4 or not isinstance(goal_answer[3], str):
+        return ""
+    level_reading = dialogue.read("level", text)
+    denied = dict(level_reading.denials)
+    claimed = [o for o, _ in dialogue.read("level", goal_answer[3]).claims if o in level_reading.excludes]
+    words = next((denied[o] for o in claimed if o in denied), "")
     return _ask_goal_against(dialogue, state, goal_answer, words) if words else ""
 
 
