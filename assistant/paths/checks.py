@@ -163,6 +163,12 @@ def _goal_and_level_words(state: DialogueState) -> tuple[str, str]:
     return goal, text
 
 
+def _goal_answer_words(state: DialogueState) -> tuple[list, str]:
+    """The settled goal answer and the reader's own words in it ("" for a pick)."""
+    answer = next(a for a in state.answers if a[0] == "goal")
+    return answer, answer[3] if len(answer) > 3 and isinstance(answer[3], str) else ""
+
+
 def _ask_goal_again(dialogue: Dialogue, state: DialogueState, goal: str, other: str) -> str:
     """Drop the goal answer and offer the goal again, between itself and ``other``; returns
     the goal's label for the notice."""
@@ -237,10 +243,10 @@ def _first_ever(dialogue: Dialogue, state: DialogueState) -> str:
     should have been asked was recommended on)."""
     level = state.get("level")
     _, text = _goal_and_level_words(state)
-    goal_answer = next(a for a in state.answers if a[0] == "goal")
+    goal_answer, said = _goal_answer_words(state)
     # the ladder's third rung on (simple kernels, optimising, Hopper) all write kernels
-    if not text or level not in dialogue.rules.ladder[2:] or len(goal_answer) < 4 or \
-            not isinstance(goal_answer[3], str) or not _FIRST_EVER.search(clean(goal_answer[3], dialogue.rules)):
+    if not text or level not in dialogue.rules.ladder[2:] or not said or \
+            not _FIRST_EVER.search(clean(said, dialogue.rules)):
         return ""
     words = dict(dialogue.read("level", text).claims).get(level)
     return _ask_goal_against(dialogue, state, goal_answer, words) if words else ""
@@ -252,12 +258,12 @@ def _goal_claims_denied_level(dialogue: Dialogue, state: DialogueState) -> str:
     l'utilise tous les jours"): the goal is asked again, quoting the denial (paths_dev20: 1
     confident path C)."""
     _, text = _goal_and_level_words(state)
-    goal_answer = next(a for a in state.answers if a[0] == "goal")
-    if not text or len(goal_answer) < 4 or not isinstance(goal_answer[3], str):
+    goal_answer, said = _goal_answer_words(state)
+    if not text or not said:
         return ""
     level_reading = dialogue.read("level", text)
     denied = dict(level_reading.denials)
-    claimed = [o for o, _ in dialogue.read("level", goal_answer[3]).claims if o in level_reading.excludes]
+    claimed = [o for o, _ in dialogue.read("level", said).claims if o in level_reading.excludes]
     words = next((denied[o] for o in claimed if o in denied), "")
     return _ask_goal_against(dialogue, state, goal_answer, words) if words else ""
 

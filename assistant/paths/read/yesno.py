@@ -43,7 +43,7 @@ _BECAUSE = re.compile(r"\b(?:bc|bcs|cuz|coz|cause|pcq|pck)\b")
 _ROUNDING = re.compile(r"\b(?:en gros|a peu pres|(?:vite fait|vaguement)(?=,? \w+ \w+)|grosso modo|globalement|dans les grandes lignes|roughly|kind of|kinda|"
                        r"basically|mostly|more or less|in broad strokes|je crois|je pense|i think|i guess|i believe)\b")
 
-_CONCESSION = re.compile(r"\b(?:meme si|even if|even though|bien que|quoique)\b")
+_EVEN_IF = re.compile(r"\b(?:meme si|even if|even though|bien que|quoique)\b")
 _EXPLAINED_MIN = 5      # words of a yes that goes on to explain (« ouais tkt c bon » has 4)
 _OWN_WORDS = frozenset(_YES_WORDS | _NO_WORDS) | frozenset(
     w for pattern in (HEARD_OF, _ME, _OTHER, _THINK_YES, _YES_ELSE) for w in re.findall(r"[a-z]+", pattern.pattern))
@@ -88,7 +88,7 @@ def read_yes_no(text: str, rules: Rules) -> bool | None:
     if words[0] in _YES_WORDS and not (words[0] in {"bah", "ben", "bien", "of"} and len(words) == 1):
         # "of course not", "bien sûr que non", "oui mais pas vraiment": the denial wins; not one
         # in a concession ("oui, je sais ce que c'est même si je les écris pas": paths_dev19).
-        said = _CONCESSION.split(" ".join(words[1:]), maxsplit=1)[0]
+        said = _EVEN_IF.split(" ".join(words[1:]), maxsplit=1)[0]
         if partial or NEGATION.search(said):
             return False
         # "ouais tkt", "oui jcrois": a word nobody taught the reader may take the yes back; the
