@@ -247,3 +247,26 @@ def test_a_level_answer_that_corrects_itself_is_asked(dialogue):
     _, display = run_turns(dialogue, "I can write a simple CUDA kernel, no wait, I've never written one, I just use "
                                      "PyTorch... or maybe I have?")
     assert display.kind == "clarification" and display.topic == "level"
+
+
+def test_kernels_named_by_a_pronoun_in_the_goal_answer_are_claimed(dialogue):
+    # « j'en ai déjà écrit plein » stands for the kernels of the clause before
+    _, display = run_turns(dialogue, "dev PHP, le GPU jamais", "mon premier noyau GPU, j'en ai déjà écrit plein")
+    assert display.kind == "clarification" and display.topic == "goal"
+
+
+def test_knowing_how_to_write_kernels_is_a_claim_a_denial_of_coding_contradicts(dialogue):
+    reading = dialogue.read("level", "je sais bien écrire des noyaux cuda mais j'ai jamais codé quoi que ce soit")
+    assert reading.contradiction and reading.match.confidence < 0.7
+    _, display = run_turns(dialogue, "I know how to write CUDA kernels but I have never coded anything", "LLM inference")
+    assert display.kind == "clarification" and display.topic == "level"
+
+
+def test_a_goal_without_code_then_a_wish_to_code_is_asked(dialogue):
+    _, display = run_turns(dialogue, "I write simple CUDA kernels", "get the big picture without coding, but really I want to code")
+    assert display.kind != "recommendation"
+
+
+def test_a_short_scientific_computing_goal_is_read(dialogue):
+    state, display = run_turns(dialogue, "je fais des noyaux cuda simples", "calcul sci")
+    assert display.kind == "recommendation" and display.recommendation["path"] == "D"

@@ -80,6 +80,11 @@ _KNOWING = re.compile(r"\b(?:connai\w*|sai[st]|savoir|know\w*|understand\w*|comp
                       r"a l'aise|comfortable|"
                       r"entendu|heard|vu|seen|lu|read about|ok|oui|yes|yep|je vois|i see|vois|idee|idea|clue|"
                       r"sure|fine|clear|clair\w*)\b")
+# "je sais écrire des noyaux Hopper", "I know how to write kernels": knowing how to do is doing,
+# a claim, not a fact known (paths_dev22: read as knowing, "je sais écrire des noyaux hopper avec
+# TMA mais j'ai jamais codé de ma vie" claimed nothing and was recommended on).
+_CAN_DO = re.compile(r"\b(?:sai[st]|savoir|know how to|knows how to|knew how to)\s+(?:bien\s+|deja\s+|already\s+)?"
+                     r"(?:ecrire|coder|programmer|optimiser|profiler|developper|write|code|program|optimi[sz]e|profile|develop)\b")
 # Knowing the name is not knowing the thing: "j'en ai entendu parler", "c'est quoi ?" (in chat
 # spelling too, "c koi ?": on paths_dev6 it was asked again until the dialogue gave up).
 HEARD_OF = re.compile(r"\b(?:entendu parler|heard of|heard about|de nom|the name|only the name|le nom|le terme|the term|"
@@ -247,7 +252,7 @@ def clauses(text: str, rules: Rules, topics: list[re.Pattern]) -> list[Clause]:
         slash_only = False
         fresh = False
         neg = _negative(part)
-        knowing = bool(_KNOWING.search(part))
+        knowing = bool(_KNOWING.search(_CAN_DO.sub(" ", part)))
         if not any(t.search(part) for t in topics) and carry is not None and not neg and not knowing and \
                 not AFFIRM.search(part) and not _SUBJECT.search(part) and _content_words(part) <= _OTHER_ITEM:
             # An item the rules have no word for ("Hopper, TMA, clusters, je ne l'ai pas abordé")

@@ -75,7 +75,7 @@ clause; a pronoun reaches back one clause only.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from assistant.paths.choice import Match
 from assistant.paths.read.clash import CLAIM_MIN, claims_of, find_clash
@@ -105,6 +105,7 @@ _PRONOUN = re.compile(r"(?:\bj'en\b|\bn'en\b|\ben (?:ai|avons|a)\b|\b(?:any|one)
 
 
 # A relative clause cut off by ``SPLIT`` ("… qui n'y connaît rien", "… who never coded").
+_KERNEL_NOUN = re.compile(r"\b(?:noyaux?|kernels?)\b")
 _RELATIVE = re.compile(r"^(?:qui|who)\b")
 # A clause that gives something a name ("my cat's name is Tensor", "mon chien s'appelle Cuda"):
 # the name is no evidence of what the reader knows (paths_dev9: 1 nonsense answer of 10 was
@@ -507,10 +508,17 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
     if not any(o in rules.ladder for o in ids):
         excludes |= ruled_out       # a goal whose own words the answer denies
     claims: dict[str, str] = {}
+    before = ""
     for _, c in read:
         if _FIRST_PERSON.search(c.text) and not rules.wish.search(c.text):
-            for oid in claims_of(c, compiled, rules):
+            # "mon premier noyau cuda, j'en ai déjà écrit des dizaines": the pronoun stands for
+            # the kernels of the clause before, so the clause claims them (paths_dev21: the one
+            # confident recommendation of 135 that contradicted the reader's "gpu jamais").
+            noun = _KERNEL_NOUN.search(before) if _PRONOUN.search(c.text) else None
+            seen = replace(c, text=f"{c.text} {noun.group(0)}") if noun else c
+            for oid in claims_of(seen, compiled, rules):
                 claims.setdefault(oid, source_span(c.text, text, SPLIT))
+        before = c.text
     # The words around each prerequisite's name must say what the clauses say (``assistant.paths.read.window``).
     facts = check_facts(cleaned, facts, rules)
     facts.update(_only_some_of_list(cleaned, rules))
