@@ -155,7 +155,9 @@ _NEW_SUBJECT = re.compile(r"^\W*(?:(?:ok|okay|d'accord|dac|merci|thanks|thx|cool
 # request look like one with a subject of its own (2 of the 300 labelled dev follow-ups say one)
 # « pourquoi c'est plus rapide ? », « c lent ? »: « c'est », with no subject of its own, is the
 # thing just answered (dev7: « pourquoi c plus rapide ? » after pinned memory was read as new)
-_CE_BACK = re.compile(r"(?:^|\s)(?:c'est|c|cest|ça|ca)\s+(?:pas\s+|vraiment\s+|encore\s+)?(?:plus|moins|mieux|pire|"
+_CE_BACK = re.compile(r"(?:^|\s)(?:c'est|c|cest|ça|ca)\s+(?:pas\s+|vraiment\s+|encore\s+)?"
+                      # « c hyper lent, comment j'accélère ? » (dev15)
+                      r"(?:hyper\s+|super\s+|très\s+|tres\s+|vachement\s+|grave\s+)?(?:plus|moins|mieux|pire|"
                       r"aussi|si|trop|lente?s?|rapides?|importante?s?|utiles?|nécessaires?|necessaires?|grave|"
                       r"normale?s?|possibles?|dangereu\w+|chers?|longs?|efficaces?|obligatoires?|vrai)\b")
 # "would float4 loads help?", « est-ce que ça aiderait ? », « des tuiles plus grandes, ça
@@ -166,6 +168,15 @@ _WOULD_HELP = re.compile(r"^(?:would|will|could|might|does|do|can|is|est-ce que|
 # of its own is one with what was just answered (dev10: 2 of its 7 missed conversations)
 _WHY_SO_MUCH = re.compile(r"^(?:pourquoi|pk|why|how come|comment ça|comment ca)\s+(?:autant|si peu|tant|so much|so many|"
                           r"so few|so little|that much)\b")
+# « thunderkittens c bien ? », "is cutlass any good?": an opinion asked of a thing the question
+# names, which the question before did not name, is a new subject (dev15: read as a follow-up)
+_OPINION = re.compile(r"^(?:et\s+)?(?P<thing>[^,;:?]+?)\s+(?:c'est|c|cest|ça|ca|it's|is it|is)\s+(?:vraiment\s+|really\s+)?"
+                      r"(?:bien|bon|good|any good|worth it|utile|useful|recommandé|recommended)\s*\W*$|"
+                      r"^(?:is|are)\s+(?P<thing2>[^,;:?]+?)\s+(?:any good|good|worth it|useful)\s*\W*$")
+# "why parity and not just a counter?", « pourquoi 128 et pas 256 ? »: a choice of what was just
+# answered, weighed against another (dev15: read as a new question and answered elsewhere)
+_AND_NOT = re.compile(r"^(?:why|pourquoi|pk|pq|how come)\b.{0,40}\b(?:and not|but not|et pas|et non|plutôt que|plutot que|"
+                      r"rather than|instead of|au lieu de)\b")
 _COMPARATIVES = frozenset("autant mieux pire davantage better worse faster slower".split())
 _POLITE = frozenset("stp svp please pls plz merci thanks tho lol mdr".split())
 _SHORT = 3          # content terms; « et avec des tuiles de 64 ? » has 2
@@ -260,6 +271,8 @@ def _is_followup(question: str) -> bool:
     if len(ws) > 2 and ws[-1] in _TRAILING_BACK:
         return True
     n_terms = len(terms(" ".join(w for w in ws if w not in _POLITE and w not in _COMPARATIVES)))
+    if n_terms <= _SHORT and _AND_NOT.match(lowered):
+        return True
     if _WHY_SO_MUCH.match(lowered):
         return True                       # « pourquoi autant ?? d'où viennent les 16 » (dev13)
     if n_terms <= 1 and _COMPARATIVES & set(ws) and not _NEW_COMPLEMENT.search(lowered):
@@ -306,6 +319,15 @@ def _is_followup(question: str) -> bool:
     return n_terms <= 2 and not asks
 
 
+def _opinion_of_another(question: str, before: str) -> bool:
+    """An opinion asked of a thing the question before did not name (see ``_OPINION``)."""
+    m = _OPINION.match(question.lower().replace("’", "'").strip())
+    if m is None:
+        return False
+    thing = set(terms(m.group("thing") or m.group("thing2") or ""))
+    return bool(thing) and not thing & set(terms(before))
+
+
 def _previous(conversation: Conversation | None) -> Turn | None:
     if not conversation:
         return None
@@ -331,7 +353,7 @@ def resolve(question: str, conversation: Conversation | None, rewriter: Rewriter
         if rewritten and rewritten.strip() and len(rewritten) <= 1000:
             rewritten = rewritten.strip()
             return Resolved(rewritten, followup=rewritten != question, how="llm")
-    if not _is_followup(searched):
+    if not _is_followup(searched) or _opinion_of_another(searched, previous.resolved_question):
         return Resolved(searched)
     topic = " ".join(previous.resolved_question.split()[-_TOPIC_WORDS:])
     mixed = "en" if "en" in (language(topic), language(searched)) else "fr"

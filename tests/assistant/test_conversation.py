@@ -219,3 +219,21 @@ def test_an_example_of_a_named_thing_and_rien_a_voir_are_new_questions():
     assert not r.followup and r.query == "c quoi un all-to-all ?"
     r = resolve("sinon rien a voir, c koi wgmma", HISTORY)
     assert not r.followup and r.query == "c quoi wgmma"
+
+
+@pytest.mark.parametrize("question", ["why shared memory and not just registers?", "pourquoi 128 et pas 256 ?",
+                                      "c vraiment super lent, je fais comment ?"])
+def test_a_choice_weighed_against_another_or_an_intensified_c_est_points_back(question):
+    assert resolve(question, HISTORY).followup
+
+
+@pytest.mark.parametrize("question", ["cutlass c bien ?", "is thunderkittens any good?"])
+def test_an_opinion_of_a_thing_the_last_question_did_not_name_is_a_new_question(question):
+    r = resolve(question, HISTORY)
+    assert not r.followup and r.query == question
+
+
+def test_an_opinion_of_the_thing_just_asked_about_points_back():
+    history = Conversation((Turn("padding ou swizzling pour les conflits de banques ?",
+                                 "padding ou swizzling pour les conflits de banques ?", "answer"),))
+    assert resolve("le padding c mieux ?", history).followup
