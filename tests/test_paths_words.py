@@ -270,3 +270,20 @@ def test_a_goal_without_code_then_a_wish_to_code_is_asked(dialogue):
 def test_a_short_scientific_computing_goal_is_read(dialogue):
     state, display = run_turns(dialogue, "je fais des noyaux cuda simples", "calcul sci")
     assert display.kind == "recommendation" and display.recommendation["path"] == "D"
+
+
+def test_asking_what_a_prerequisite_is_again_does_not_know_it(dialogue):
+    assert "warp" not in _facts(dialogue, "pytorch, jamais écrit de noyau, c'est quoi un warp déjà ?")
+    assert "warp" not in _facts(dialogue, "I tune kernels, what's a warp again?")
+
+
+def test_a_prerequisite_said_like_an_unsettled_one_is_asked_too(dialogue):
+    facts = _facts(dialogue, "j'optimise des noyaux, les warps je connais. Les mbarrier j'ai lu la doc mais "
+                             "jamais utilisé, disons que je sais pas trop. TMA pareil.")
+    assert facts.get("warp") is True and "tma" not in facts and "mbarrier" not in facts
+
+
+def test_a_language_learnt_at_university_is_no_kernel(dialogue):
+    reading = dialogue.read("level", "Java developer, some C++ at uni, never touched a GPU")
+    assert reading.match.option == "programmer" and not reading.contradiction
+    assert dialogue.read("level", "j'ai fait du CUDA à la fac, des additions de vecteurs").match.option == "cuda-simple"

@@ -105,6 +105,8 @@ _PRONOUN = re.compile(r"(?:\bj'en\b|\bn'en\b|\ben (?:ai|avons|a)\b|\b(?:any|one)
 
 
 # A relative clause cut off by ``SPLIT`` ("… qui n'y connaît rien", "… who never coded").
+_ASKS_WHAT = re.compile(r"\b(?:c'est quoi|c quoi|cest quoi|ce quoi|kesako|quesaco|qu'est-ce que c'est|qu'est ce que c'est|"
+                        r"what is (?:a |an |the )?\w+|what'?s (?:a |an |the )?\w+)\b")
 _KERNEL_NOUN = re.compile(r"\b(?:noyaux?|kernels?)\b")
 _RELATIVE = re.compile(r"^(?:qui|who)\b")
 # A clause that gives something a name ("my cat's name is Tensor", "mon chien s'appelle Cuda"):
@@ -158,6 +160,10 @@ def _known(clause: Clause, doubted: bool, rules: Rules) -> bool | None:
         # recommendations that contradicted the reader).
         return None
     if rules.wish.search(clause.text) or clause.asked or rules.not_yet.search(clause.text):
+        return None
+    # « c koi un warp déjà ? »: asking what it is, its « déjà » is no "already" (paths_dev23: 1
+    # prerequisite of 45 dialogues taken as known)
+    if _ASKS_WHAT.search(clause.text):
         return None
     if clause.knowing or AFFIRM.search(clause.text) or _AFFIRMED.search(clause.text):
         return True
@@ -261,6 +267,8 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
     previous_negative = True
     wished_before = False
     last_known = clause_known = None      # what the clause before said of its prerequisites
+    last_named = ""                       # the prerequisite named last, in any clause before
+    same_as: list[tuple[str, str]] = []   # "TMA pareil": (that prerequisite, the one it is said like)
     for raw in cut:
         clause = consume_negation(raw, every_pattern)
         if clause.negative and _RELATIVE.match(clause.text):
@@ -398,6 +406,11 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
                     if pattern.search(clause.text):
                         own[oid] += weight
                         understood = True
+        named_here = [pid for pid, pattern in rules.prerequisites.items() if pattern.search(clause.text)]
+        if last_named and len(named_here) == 1 and named_here[0] != last_named and _ALSO.search(clause.text) and \
+                not NEGATION.search(clause.text) and not AFFIRM.search(clause.text) and not _AFFIRMED.search(clause.text):
+            same_as.append((named_here[0], last_named))
+        last_named = named_here[-1] if named_here else last_named
         for pid, pattern in rules.prerequisites.items():
             if pattern.search(clause.text):
                 understood = True
@@ -521,6 +534,14 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
         before = c.text
     # The words around each prerequisite's name must say what the clauses say (``assistant.paths.read.window``).
     facts = check_facts(cleaned, facts, rules)
+    # « Les mbarrier j'ai lu la doc mais jamais utilisé, disons que je sais pas vraiment. TMA
+    # pareil. »: said like the one before, as it was finally read, asked if it is (paths_dev23:
+    # TMA was taken as known while mbarrier was asked)
+    for pid, like in same_as:
+        if like in facts:
+            facts[pid] = facts[like]
+        else:
+            facts.pop(pid, None)
     facts.update(_only_some_of_list(cleaned, rules))
     return Reading(match, contradiction, facts, understood or top > 0, hedged, tuple(o for o in ids if o in excludes),
                    tuple(source_span(c, text, SPLIT) for c in clash), tuple(claims.items()),
