@@ -255,6 +255,14 @@ def test_a_sentence_that_leans_on_the_one_before_is_quoted_with_it():
     assert comp.quotes[0].text.endswith("au modèle complet.") and _verbatim_in(comp, hits)
 
 
+def test_a_sentence_naming_what_the_one_before_said_is_quoted_with_it():
+    # « … casse cette chaîne »: the chain is the sentence before's, wherever the noun stands
+    hits = _hits(("Scan", "Le scan chaîné fait attendre chaque bloc jusqu'à ce que son prédécesseur ait publié "
+                          "son préfixe. Le décalage découplé, publié par Merrill et Garland en 2016, casse cette chaîne."))
+    comp = compose("c'est quoi le décalage découplé dans un scan ?", hits)
+    assert comp.quotes[0].text.startswith("Le scan chaîné fait attendre") and _verbatim_in(comp, hits)
+
+
 def test_a_pronoun_opening_a_paragraph_is_quoted_with_the_paragraph_before():
     hits = _hits(("RNN persistants", "En 2016, une équipe de Baidu a présenté les RNN persistants à ICML.\n\n"
                                      "Leur solution garde les poids récurrents sur la puce, dans les registres, "

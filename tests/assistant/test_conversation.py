@@ -171,6 +171,9 @@ def test_a_followup_joined_to_an_english_part_is_searched_as_english(first, seco
      "Quelle est la taille mémoire d'un paramètre en bf16 ?"),
     ("What is the HBM bandwidth of an H100?", "and the H200?", "What is the HBM bandwidth of an H200?"),
     ("Comment mesurer un noyau CUDA ?", "et en Triton ?", "Comment mesurer un noyau Triton ?"),
+    # two names side by side are one thing; a form factor goes with its card
+    ("What's the largest value in FP8 E4M3?", "and e5m2?", "What's the largest value in e5m2?"),
+    ("What is the HBM bandwidth of an H100 SXM?", "and MI300X?", "What is the HBM bandwidth of an MI300X?"),
 ])
 def test_a_followup_that_swaps_one_thing_searches_the_previous_question_with_it(first, second, searched):
     history = Conversation((Turn(first, first, "answer", ("fondations-06",), "…"),))
