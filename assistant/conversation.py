@@ -39,6 +39,10 @@ whose « c'est » has no subject of its own, points back. Over the eight dev fil
 conversations) two-turn answers citing the gold chapter: 454 → 457; chat forms seen on later
 rounds (« why tho », « tu peux montrer le code ? », « pourquoi autant ?? », « un exemple avec des
 vrais chiffres », « X ça sert à quoi » as a new question): 579 → 584 of 613, then 648 → 651 of 683.
+« why parity and not just a counter? » weighs a choice of the last answer against another and
+points back; « thunderkittens c bien ? », an opinion of a thing the question before did not
+name, is a new question (resolution right on 852 of the 930 labelled dev conversations, 850
+before these and « c hyper lent »).
 Limits: the rule looks one turn back and cannot tell a new short question that happens
 to start with « et » from a follow-up; an English follow-up that names a fresh noun
 without pointing back ("what changed in the next version?") is read as a new question.

@@ -8,7 +8,8 @@ both names, and the previous one wins the search (on the dev conversations, 3 of
 two-turn answers that missed their gold chapter were such swaps: the H100's figure given
 for the H200, the FP16 chapter for BF16). A swap needs a short follow-up that names exactly
 one thing of a kind and a previous question that names exactly one thing of that kind, a
-different one; anything else is left to the general rule.
+different one (two names written side by side, "FP8 E4M3", are one thing; a card keeps its
+form factor, "H100 SXM"); anything else is left to the general rule.
 """
 from __future__ import annotations
 
