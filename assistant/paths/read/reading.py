@@ -104,10 +104,12 @@ _INTERJECTION = re.compile(r"(?:enfin|bon|ben|bah|euh+|hmm+|well|i mean|je veux 
 _PRONOUN = re.compile(r"(?:\bj'en\b|\bn'en\b|\ben (?:ai|avons|a)\b|\b(?:any|one)\b)")
 
 
-# A relative clause cut off by ``SPLIT`` ("… qui n'y connaît rien", "… who never coded").
+# Asking what a thing is (« c koi un warp déjà ? », "what's a warp again?"): it is not known.
 _ASKS_WHAT = re.compile(r"\b(?:c'est quoi|c quoi|cest quoi|ce quoi|kesako|quesaco|qu'est-ce que c'est|qu'est ce que c'est|"
                         r"what is (?:a |an |the )?\w+|what'?s (?:a |an |the )?\w+)\b")
+# What « j'en ai écrit » may stand for, named in the clause before
 _KERNEL_NOUN = re.compile(r"\b(?:noyaux?|kernels?)\b")
+# A relative clause cut off by ``SPLIT`` ("… qui n'y connaît rien", "… who never coded").
 _RELATIVE = re.compile(r"^(?:qui|who)\b")
 # A clause that gives something a name ("my cat's name is Tensor", "mon chien s'appelle Cuda"):
 # the name is no evidence of what the reader knows (paths_dev9: 1 nonsense answer of 10 was
