@@ -160,7 +160,7 @@ _NEW_SUBJECT = re.compile(r"^\W*(?:(?:ok|okay|d'accord|dac|merci|thanks|thx|cool
 # « pourquoi c'est plus rapide ? », « c lent ? »: « c'est », with no subject of its own, is the
 # thing just answered (dev7: « pourquoi c plus rapide ? » after pinned memory was read as new)
 _CE_BACK = re.compile(r"(?:^|\s)(?:c'est|c|cest|ça|ca)\s+(?:pas\s+|vraiment\s+|encore\s+)?"
-                      # « c hyper lent, comment j'accélère ? » (dev15)
+                      # « c hyper lent, comment j'accélère ? » (dev15: 1 of its 48 follow-ups read as new)
                       r"(?:hyper\s+|super\s+|très\s+|tres\s+|vachement\s+|grave\s+)?(?:plus|moins|mieux|pire|"
                       r"aussi|si|trop|lente?s?|rapides?|importante?s?|utiles?|nécessaires?|necessaires?|grave|"
                       r"normale?s?|possibles?|dangereu\w+|chers?|longs?|efficaces?|obligatoires?|vrai)\b")
@@ -173,14 +173,18 @@ _WOULD_HELP = re.compile(r"^(?:would|will|could|might|does|do|can|is|est-ce que|
 _WHY_SO_MUCH = re.compile(r"^(?:pourquoi|pk|why|how come|comment ça|comment ca)\s+(?:autant|si peu|tant|so much|so many|"
                           r"so few|so little|that much)\b")
 # « thunderkittens c bien ? », "is cutlass any good?": an opinion asked of a thing the question
-# names, which the question before did not name, is a new subject (dev15: read as a follow-up)
+# names, which the question before did not name, is a new subject (dev15: 1 of its 22 new
+# subjects read as a follow-up)
 _OPINION = re.compile(r"^(?:et\s+)?(?P<thing>[^,;:?]+?)\s+(?:c'est|c|cest|ça|ca|it's|is it|is)\s+(?:vraiment\s+|really\s+)?"
                       r"(?:bien|bon|good|any good|worth it|utile|useful|recommandé|recommended)\s*\W*$|"
                       r"^(?:is|are)\s+(?P<thing2>[^,;:?]+?)\s+(?:any good|good|worth it|useful)\s*\W*$")
 # "why parity and not just a counter?", « pourquoi 128 et pas 256 ? »: a choice of what was just
-# answered, weighed against another (dev15: read as a new question and answered elsewhere)
+# answered, weighed against another (dev15: 1 of its 48 follow-ups read as a new question)
 _AND_NOT = re.compile(r"^(?:why|pourquoi|pk|pq|how come)\b.{0,40}\b(?:and not|but not|et pas|et non|plutôt que|plutot que|"
                       r"rather than|instead of|au lieu de)\b")
+# words by which a thing points back at what was said (« cette technique », « lequel », "this approach")
+_POINTS_AT = _ANAPHORA | _POSSESSIVES | frozenset("ce cet cette ces lequel laquelle lesquels lesquelles which one "
+                                                  "this that these those premier première second seconde".split())
 _COMPARATIVES = frozenset("autant mieux pire davantage better worse faster slower".split())
 _POLITE = frozenset("stp svp please pls plz merci thanks tho lol mdr".split())
 _SHORT = 3          # content terms; « et avec des tuiles de 64 ? » has 2
@@ -328,7 +332,10 @@ def _opinion_of_another(question: str, before: str) -> bool:
     m = _OPINION.match(question.lower().replace("’", "'").strip())
     if m is None:
         return False
-    thing = set(terms(m.group("thing") or m.group("thing2") or ""))
+    said = m.group("thing") or m.group("thing2") or ""
+    if set(words(said)) & _POINTS_AT:
+        return False                      # « cette technique c bien ? », "which one is good?"
+    thing = set(terms(said))
     return bool(thing) and not thing & set(terms(before))
 
 

@@ -256,9 +256,10 @@ def test_kernels_named_by_a_pronoun_in_the_goal_answer_are_claimed(dialogue):
 
 
 def test_knowing_how_to_write_kernels_is_a_claim_a_denial_of_coding_contradicts(dialogue):
-    reading = dialogue.read("level", "je sais bien écrire des noyaux cuda mais j'ai jamais codé quoi que ce soit")
+    reading = dialogue.read("level", "je sais écrire des noyaux hopper avec TMA mais j'ai jamais codé de ma vie")
     assert reading.contradiction and reading.match.confidence < 0.7
-    _, display = run_turns(dialogue, "I know how to write CUDA kernels but I have never coded anything", "LLM inference")
+    _, display = run_turns(dialogue, "I know how to write Hopper kernels with TMA but I have never coded anything",
+                           "LLM inference")
     assert display.kind == "clarification" and display.topic == "level"
 
 
@@ -273,8 +274,8 @@ def test_a_short_scientific_computing_goal_is_read(dialogue):
 
 
 def test_asking_what_a_prerequisite_is_again_does_not_know_it(dialogue):
-    assert "warp" not in _facts(dialogue, "pytorch, jamais écrit de noyau, c'est quoi un warp déjà ?")
-    assert "warp" not in _facts(dialogue, "I tune kernels, what's a warp again?")
+    assert "warp" not in _facts(dialogue, "pytorch, jamais écrit de noyau, c koi un warp déjà")
+    assert "warp" not in _facts(dialogue, "I tune kernels, what's a warp again")
 
 
 def test_a_prerequisite_said_like_an_unsettled_one_is_asked_too(dialogue):

@@ -21,7 +21,7 @@ _KINDS = (
     re.compile(r"\b(?:[hab]100|h200|h800|h20|a10g?|a30|a40|a6000|l4|l40s?|t4|v100|p100|b200|gb200|b300|gb300|"
                r"(?:rtx ?)?[2-5]0[5-9]0(?: ?ti)?|mi\d{3}x?|gaudi ?\d?|tpu(?: ?v\d)?|jetson|dgx spark)"
                # a form factor goes with its card: "and mi300x?" after "an h100 sxm" asks of an MI300X
-               r"(?: ?(?:sxm\d?|pcie|nvl))?\b", re.I),
+               r"(?:[ -]?(?:sxm\d?|pcie|nvl))?\b", re.I),
     re.compile(r"\b(?:fp64|fp32|fp16|bf16|fp8|fp6|fp4|nvfp4|mxfp4|mxfp8|tf32|int8|int4|e4m3|e5m2)\b", re.I),
     re.compile(r"\b(?:cuda|triton|cutlass|cute|pytorch|jax|numba|hip|rocm|opencl|sycl|mojo|cupy|thunderkittens|"
                r"helion|tilelang)\b", re.I),
@@ -35,12 +35,12 @@ def swapped(previous: str, followup: str) -> str | None:
     if len(re.findall(r"[\w'-]+", followup)) > _MAX_WORDS:
         return None
     for kind in _KINDS:
-        given = [m.group(0) for m in kind.finditer(followup)]
+        given = [followup[a:b] for a, b in _things(kind, followup)]
         spans = _things(kind, previous)
         old = {previous[a:b].lower() for a, b in spans}
         if len({g.lower() for g in given}) != 1 or len(old) != 1:
             continue
-        if old == {given[0].lower()} or given[0].lower() in re.split(r"[\s-]+", next(iter(old))):
+        if old == {given[0].lower()} or given[0].lower() in next(iter(old)).split():
             return None
         for a, b in reversed(spans):
             previous = previous[:a] + given[0] + previous[b:]
@@ -49,11 +49,12 @@ def swapped(previous: str, followup: str) -> str | None:
 
 
 def _things(kind: re.Pattern, text: str) -> list[tuple[int, int]]:
-    """The spans of the things of ``kind`` in ``text``, two written side by side as one: "fp8
-    e4m3" is one format (dev15: "and e5m2?" after "the max value in fp8 e4m3" was no swap)."""
+    """The spans of the things of ``kind`` in ``text``, two written side by side (one space) as
+    one: "fp8 e4m3" is one format (dev15: "and e5m2?" after "the max value in fp8 e4m3" was no
+    swap, 1 of its 12 missed conversations)."""
     spans: list[tuple[int, int]] = []
     for m in kind.finditer(text):
-        if spans and re.fullmatch(r"[\s-]+", text[spans[-1][1]:m.start()]):
+        if spans and re.fullmatch(r" ", text[spans[-1][1]:m.start()]):
             spans[-1] = (spans[-1][0], m.end())
         else:
             spans.append((m.start(), m.end()))

@@ -239,4 +239,5 @@ def test_an_opinion_of_a_thing_the_last_question_did_not_name_is_a_new_question(
 def test_an_opinion_of_the_thing_just_asked_about_points_back():
     history = Conversation((Turn("padding ou swizzling pour les conflits de banques ?",
                                  "padding ou swizzling pour les conflits de banques ?", "answer"),))
-    assert resolve("le padding c mieux ?", history).followup
+    assert resolve("le padding c bien ?", history).followup
+    assert resolve("cette technique c bien ?", HISTORY).followup

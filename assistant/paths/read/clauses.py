@@ -82,7 +82,8 @@ _KNOWING = re.compile(r"\b(?:connai\w*|sai[st]|savoir|know\w*|understand\w*|comp
                       r"sure|fine|clear|clair\w*)\b")
 # "je sais écrire des noyaux Hopper", "I know how to write kernels": knowing how to do is doing,
 # a claim, not a fact known (paths_dev22: read as knowing, "je sais écrire des noyaux hopper avec
-# TMA mais j'ai jamais codé de ma vie" claimed nothing and was recommended on).
+# TMA mais j'ai jamais codé de ma vie" claimed nothing and was recommended on: 1 of the 45
+# dialogues to be asked).
 _CAN_DO = re.compile(r"\b(?:sai[st]|savoir|know how to|knows how to|knew how to)\s+(?:bien\s+|deja\s+|already\s+)?"
                      r"(?:ecrire|coder|programmer|optimiser|profiler|developper|write|code|program|optimi[sz]e|profile|develop)\b")
 # Knowing the name is not knowing the thing: "j'en ai entendu parler", "c'est quoi ?" (in chat

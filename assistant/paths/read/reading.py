@@ -105,8 +105,8 @@ _PRONOUN = re.compile(r"(?:\bj'en\b|\bn'en\b|\ben (?:ai|avons|a)\b|\b(?:any|one)
 
 
 # Asking what a thing is (« c koi un warp déjà ? », "what's a warp again?"): it is not known.
-_ASKS_WHAT = re.compile(r"\b(?:c'est quoi|c quoi|cest quoi|ce quoi|kesako|quesaco|qu'est-ce que c'est|qu'est ce que c'est|"
-                        r"what is (?:a |an |the )?\w+|what'?s (?:a |an |the )?\w+)\b")
+_WHAT_IT_IS = re.compile(r"\b(?:c'est quoi|c quoi|cest quoi|ce quoi|kesako|quesaco|qu'est-ce que c'est|qu'est ce que c'est|"
+                        r"what is (?:a|an|the) \w+|what'?s (?:a|an|the) \w+)\b")
 # What « j'en ai écrit » may stand for, named in the clause before
 _KERNEL_NOUN = re.compile(r"\b(?:noyaux?|kernels?)\b")
 # A relative clause cut off by ``SPLIT`` ("… qui n'y connaît rien", "… who never coded").
@@ -165,7 +165,7 @@ def _known(clause: Clause, doubted: bool, rules: Rules) -> bool | None:
         return None
     # « c koi un warp déjà ? »: asking what it is, its « déjà » is no "already" (paths_dev23: 1
     # prerequisite of 45 dialogues taken as known)
-    if _ASKS_WHAT.search(clause.text):
+    if _WHAT_IT_IS.search(clause.text):
         return None
     if clause.knowing or AFFIRM.search(clause.text) or _AFFIRMED.search(clause.text):
         return True
@@ -269,7 +269,7 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
     previous_negative = True
     wished_before = False
     last_known = clause_known = None      # what the clause before said of its prerequisites
-    last_named = ""                       # the prerequisite named last, in any clause before
+    last_named = ""                       # the prerequisite named last in the text, in any clause before
     same_as: list[tuple[str, str]] = []   # "TMA pareil": (that prerequisite, the one it is said like)
     for raw in cut:
         clause = consume_negation(raw, every_pattern)
@@ -408,11 +408,15 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
                     if pattern.search(clause.text):
                         own[oid] += weight
                         understood = True
-        named_here = [pid for pid, pattern in rules.prerequisites.items() if pattern.search(clause.text)]
-        if last_named and len(named_here) == 1 and named_here[0] != last_named and _ALSO.search(clause.text) and \
-                not NEGATION.search(clause.text) and not AFFIRM.search(clause.text) and not _AFFIRMED.search(clause.text):
-            same_as.append((named_here[0], last_named))
-        last_named = named_here[-1] if named_here else last_named
+        found = sorted((m.start(), pid) for pid, pattern in rules.prerequisites.items()
+                       for m in [pattern.search(clause.text)] if m)
+        if last_named and len(found) == 1 and found[0][1] != last_named and _ALSO.search(clause.text):
+            # only the name and « pareil »: a clause with a word of its own (« TMA j'utilise
+            # aussi ») says its own fact
+            rest = _ALSO.sub(" ", rules.prerequisites[found[0][1]].sub(" ", clause.text))
+            if not any(len(w) > 3 for w in rest.split()):
+                same_as.append((found[0][1], last_named))
+        last_named = found[-1][1] if found else last_named
         for pid, pattern in rules.prerequisites.items():
             if pattern.search(clause.text):
                 understood = True
