@@ -199,16 +199,19 @@ _ONLY_SOME = re.compile(r"\b(?:(?:je |j')?(?:ne |n')?(?:connais|sais|maitrise|co
                         r"first two|two first)\b")
 
 
+def _named_in_order(text: str, rules: Rules) -> list[str]:
+    """The prerequisites ``text`` names, in the order of their first mention."""
+    return [pid for _, pid in sorted((found.start(), pid) for pid, pattern in rules.prerequisites.items()
+                                     for found in [pattern.search(text)] if found)]
+
+
 def _only_some_of_list(cleaned: str, rules: Rules) -> dict[str, bool]:
     m = _ONLY_SOME.search(cleaned)
     if not m:
         return {}
-    before = cleaned[:m.start()]
-    named = sorted((found.start(), pid) for pid, pattern in rules.prerequisites.items()
-                   for found in [pattern.search(before)] if found)
-    if len(named) < 2:
+    order = _named_in_order(cleaned[:m.start()], rules)
+    if len(order) < 2:
         return {}
-    order = [pid for _, pid in named]
     which = m.group("which")
     known = order[-1:] if which.startswith(("dernier", "derniere", "last")) else \
         order[:2] if "deux" in which or "two" in which or which.startswith("2") else order[:1]
@@ -408,17 +411,16 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
                     if pattern.search(clause.text):
                         own[oid] += weight
                         understood = True
-        found = sorted((m.start(), pid) for pid, pattern in rules.prerequisites.items()
-                       for m in [pattern.search(clause.text)] if m)
-        if last_named and len(found) == 1 and found[0][1] != last_named and _ALSO.search(clause.text):
+        found = _named_in_order(clause.text, rules)
+        if last_named and len(found) == 1 and found[0] != last_named and _ALSO.search(clause.text):
             # only the name and « pareil »: a clause with a word of its own (« TMA j'utilise
             # aussi ») says its own fact
-            rest = _ALSO.sub(" ", rules.prerequisites[found[0][1]].sub(" ", clause.text))
+            rest = _ALSO.sub(" ", rules.prerequisites[found[0]].sub(" ", clause.text))
             if not any(len(w) > 3 for w in rest.split()):
-                same_as.append((found[0][1], last_named))
-        last_named = found[-1][1] if found else last_named
-        for pid, pattern in rules.prerequisites.items():
-            if pattern.search(clause.text):
+                same_as.append((found[0], last_named))
+        last_named = found[-1] if found else last_named
+        for pid in rules.prerequisites:      # in the rules' order: ``clause_known`` is folded in it
+            if pid in found:
                 understood = True
                 known = _known(clause, unsure or id(raw) in denied_after, rules)
                 known = None if known and id(raw) in murky else known
