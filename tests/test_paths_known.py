@@ -19,8 +19,12 @@ from paths_steps import dialogue, run_turns  # noqa: F401 (dialogue: a fixture)
     ("les mbarrier, je n'y ai jamais rien compris", {"mbarrier": False}),
     ("warps yes, the rest no", {"warp": True}),
     ("PyTorch oui, mais TMA et mbarrier c'est du chinois pour moi", {"tma": False, "mbarrier": False}),
+    # Kernels named with it, in a level answer: what the reader writes, so known.
+    ("noyaux H100 + TMA", {"tma": True}),
+    ("hopper kernels w/ TMA", {"tma": True}),
     # Only named, wished for or asked about: unsettled, so the question is asked.
-    ("noyaux H100 + TMA", {}),
+    ("H100 + TMA", {}),
+    ("noyaux H100 + TMA ?", {}),
     ("je veux apprendre la TMA", {}),
     ("cudaDeviceSynchronize entre deux kernels c'est bien, non ?", {}),
     ("the mbarriers are handled by the library", {}),
@@ -45,7 +49,7 @@ def test_a_prerequisite_is_known_only_when_the_words_affirm_it(dialogue, text, f
 
 
 def test_a_prerequisite_only_named_is_asked_and_the_answer_counts(dialogue):
-    state, display = run_turns(dialogue, "noyaux H100 + TMA au boulot", "megakernels")
+    state, display = run_turns(dialogue, "H100 + TMA au boulot", "megakernels")
     assert display.kind == "prerequisite"
     asked = []
     while display.kind == "prerequisite":

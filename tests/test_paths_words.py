@@ -288,3 +288,78 @@ def test_a_language_learnt_at_university_is_no_kernel(dialogue):
     reading = dialogue.read("level", "Java developer, some C++ at uni, never touched a GPU")
     assert reading.match.option == "programmer" and not reading.contradiction
     assert dialogue.read("level", "j'ai fait du CUDA à la fac, des additions de vecteurs").match.option == "cuda-simple"
+
+
+def test_kernels_named_with_tma_in_a_level_answer_know_tma(dialogue):
+    # answering "what do you know?" with the kernels one writes: TMA is not asked again
+    state, display = run_turns(dialogue, "kernels H100 avec TMA", "megakernels")
+    asked = []
+    while display.kind == "prerequisite":
+        asked.append(display.topic)
+        state, display = dialogue.step(state, "oui")
+    assert display.kind == "recommendation" and asked and "pre:tma" not in asked
+    assert "tma" not in _facts(dialogue, "kernels H100 avec TMA ?")
+    assert dialogue.read("goal", "des noyaux TMA").facts == {}
+
+
+@pytest.mark.parametrize("answer,facts", [
+    ("I understand warps, mbarriers and TMA", {"warp": True, "mbarrier": True, "tma": True}),
+    ("je ne connais pas les warps, les mbarrier et la TMA", {"warp": False, "mbarrier": False, "tma": False}),
+])
+def test_a_list_of_names_after_a_knowing_verb_takes_its_polarity(dialogue, answer, facts):
+    assert _facts(dialogue, answer) == facts
+
+
+@pytest.mark.parametrize("answer,pid", [
+    ("I know a device sync between launches kills the overlap", "sync"),
+    ("je gère les mbarrier à la main dans mes kernels", "mbarrier"),
+    ("I manage the mbarriers myself", "mbarrier"),
+    ("j'ai suivi une conf sur les warps donc je vois bien ce que c'est", "warp"),
+    ("j'ai commencé à utiliser TMA sur H100", "tma"),
+])
+def test_a_prerequisite_said_in_ordinary_words_is_known(dialogue, answer, pid):
+    assert _facts(dialogue, answer).get(pid) is True
+
+
+def test_a_prerequisite_that_confuses_the_reader_is_not_known(dialogue):
+    assert _facts(dialogue, "j'écris des noyaux Hopper, mais les mbarrier me rendent confus").get("mbarrier") is False
+
+
+def test_a_name_taken_up_by_a_pronoun_is_what_its_clause_says(dialogue):
+    reading = dialogue.read("level", "J'optimise des kernels avec ncu. TMA, je l'ai utilisé une fois sans vraiment "
+                                     "regarder comment ça marche.")
+    assert reading.facts.get("tma") is False and reading.match.option == "optimiser" and reading.match.sure
+
+
+def test_tma_begun_beside_optimising_is_the_optimiser_level(dialogue):
+    reading = dialogue.read("level", "J'optimise des kernels avec ncu, occupancy, coalescence. J'ai commencé à "
+                                     "utiliser TMA sur H100, avec les mbarriers qui vont avec.")
+    assert reading.match.option == "optimiser" and reading.match.sure
+    assert reading.facts == {"tma": True, "mbarrier": True}
+
+
+def test_rusty_below_the_claimed_level_is_no_hesitation(dialogue):
+    reading = dialogue.read("level", "J'écris des noyaux H100 avec wgmma et TMA. Côté PyTorch je suis un peu rouillé.")
+    assert reading.match.option == "hopper" and reading.match.sure
+
+
+def test_whether_or_not_is_no_denial_of_the_goal(dialogue):
+    reading = dialogue.read("goal", "je veux écrire un noyau utile et voir s'il va vite ou pas.")
+    assert reading.match.option == "premier-noyau" and reading.match.sure
+
+
+def test_or_the_others_offers_no_second_goal(dialogue):
+    reading = dialogue.read("goal", "les megakernels précisément, comment Mirage ou d'autres fusionnent un modèle "
+                                    "entier dans un seul noyau")
+    assert reading.match.option == "megakernels" and not reading.hedged
+
+
+@pytest.mark.parametrize("goal", ["surtout pas d'IA, l'inférence des LLM",
+                                  "je veux coder un premier kernel, mais je ne veux pas en écrire"])
+def test_a_goal_answer_that_takes_itself_back_is_asked(dialogue, goal):
+    _, display = run_turns(dialogue, "je code en Go, rien sur GPU", goal)
+    assert display.kind == "clarification" and display.topic == "goal"
+
+
+def test_a_guess_put_as_a_question_is_no(dialogue):
+    assert read_yes_no("je dirais qu'il fait attendre l'hôte ?", dialogue.rules) is False

@@ -494,7 +494,7 @@ def load_paths(corpus_dir: Path | str) -> dict:
     known = {c["id"] for c in load_plan(corpus_dir)["chapters"]}
     for block in ("levels", "goals"):
         for opt in data[block]["options"]:
-            for entry in opt.get("patterns", []) + opt.get("when_denied", []):
+            for entry in opt.get("patterns", []) + opt.get("when_denied", []) + opt.get("denied_by", []):
                 pattern = entry[0]
                 try:
                     re.compile(pattern)

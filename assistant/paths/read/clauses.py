@@ -92,6 +92,10 @@ HEARD_OF = re.compile(r"\b(?:entendu parler|heard of|heard about|de nom|the name
                        r"vu passer|croise le terme|seen it around|come across|c'est quoi|c quoi|cest quoi|kesako|quesaco|"
                        r"qu'est-ce que c'est|what is (?:that|it|this)|what'?s that|ca me dit (?:vaguement )?quelque chose|"
                        r"rings a bell)\b")
+# "je vois ce que c'est", "I know what it is": knowing what a thing named before is.
+IT_IS_KNOWN = re.compile(r"\b(?:je sais|je vois|je connais|i know|i get)\s+(?:bien\s+|tres bien\s+|quand meme\s+)?"
+                         r"(?:ce que c'est|ce que c est|ce que ca (?:fait|est)|a quoi (?:ca|elles?|ils?) sert|"
+                         r"what (?:it is|they are|it does|they do))")
 AFFIRM = re.compile(r"\b(?:oui|yes|yep|ouais|bien sur|of course|sure|je (?:sais|connais|maitrise|comprends)|"
                      r"i (?:know|understand|get)|deja|already|connu|known|vu|seen)\b")
 
@@ -180,6 +184,7 @@ class Rules:
         self.novice = [(re.compile(d["pattern"]), list(d.get("rules_out", [])), dict(d.get("supports", {})), False)
                        for d in data.get("novice", [])]
         self.prerequisites = {k: re.compile(v) for k, v in data.get("prerequisites", {}).items()}
+        self.kernels_with = {k: re.compile(v) for k, v in data.get("kernels_with", {}).items()}
         self.level_needs = {k: list(v) for k, v in data.get("level_needs", {}).items()}
         self.level_denies = {k: list(v) for k, v in data.get("level_denies", {}).items()}
         # Every word the reader knows: ``lexicon`` (the guide's words, the everyday words), the
@@ -216,11 +221,14 @@ _NONE = re.compile(r"(?<![\w.,])0(?![\w.,%])\s*(?=[a-z])")
 # "un tenseur sur cuda:0", "x.cuda()": PyTorch's name of a device, no CUDA written (paths_dev9/10:
 # 3 PyTorch users of 45 asked whether they wrote CUDA kernels); and the colon would cut a clause.
 _DEVICE = re.compile(r"\bcuda(?::\d+|\s?\(\))")
+# "hopper kernels w/ TMA": chat shorthand for "with"; the slash would cut the kernels off their
+# TMA (paths_dev25: 1 Hopper reader of 45 asked TMA).
+_WITH = re.compile(r"(?<![\w/])w/(?=\s|[a-z])\s*")
 
 
 def clean(text: str, rules: Rules) -> str:
     """Normalised, spelling-corrected text with the neutral phrases blanked."""
-    norm = _NONE.sub("zero ", _PLUS.sub("plus ", _DEVICE.sub("device", normalise(text))))
+    norm = _NONE.sub("zero ", _PLUS.sub("plus ", _DEVICE.sub("device", _WITH.sub("with ", normalise(text)))))
     # Not a module's name: "torch.nn" keeps its "nn", which alone is « non » (paths_dev17).
     norm = re.sub(r"(?<![\w.])[\w']+", lambda m: rules.aliases.get(m.group(0), m.group(0)), norm)
     norm = correct(norm, rules.vocabulary, rules.known_words)
@@ -255,7 +263,7 @@ def clauses(text: str, rules: Rules, topics: list[re.Pattern]) -> list[Clause]:
         neg = _negative(part)
         knowing = bool(_KNOWING.search(_CAN_DO.sub(" ", part)))
         if not any(t.search(part) for t in topics) and carry is not None and not neg and not knowing and \
-                not AFFIRM.search(part) and not _SUBJECT.search(part) and _content_words(part) <= _OTHER_ITEM:
+                not AFFIRM.search(part) and not _SUBJECT.search(part) and content_words(part) <= _OTHER_ITEM:
             # An item the rules have no word for ("Hopper, TMA, clusters, je ne l'ai pas abordé")
             # stays in the list: the predicate reaches the items before it.
             out.append(Clause(part, carry[0], carry[1], carry[2], asked=sep == "?"))
@@ -277,7 +285,7 @@ def clauses(text: str, rules: Rules, topics: list[re.Pattern]) -> list[Clause]:
                 bare, knowing = True, True
             carry = (neg, knowing, bool(rules.vague.search(part) or rules.partial.search(part))) if bare else None
             fresh = carry is not None
-        elif carry is not None and not neg and (_content_words(part) <= _LIST_ITEM or subjectless) and \
+        elif carry is not None and not neg and (content_words(part) <= _LIST_ITEM or subjectless) and \
                 not AFFIRM.search(part) and not knowing:
             # A bare list item before its predicate; a writing verb keeps it a claim of doing, not
             # of knowing ("Writing Hopper TMA kernels, yes": on paths_dev4, read as knowing, its
@@ -295,15 +303,19 @@ def clauses(text: str, rules: Rules, topics: list[re.Pattern]) -> list[Clause]:
                 carry, fresh, slash_only = (neg, knowing, bool(rules.partial.search(part))), True, True
         out.append(Clause(part, neg, knowing, asked=sep == "?"))
     out.reverse()
-    knowing = False
+    knowing = denied_list = False
     for i, (c, prev) in enumerate(zip(out, before)):
         # "je connais les warps, les mbarrier et TMA": the list after a knowing verb.
         # A clause with a subject of its own ("…, j'écris des kernels warp-specialized") is no item.
         # "I understand warps, mbarriers, and why syncing the device between kernels is bad": a
         # question word goes on the knowing verb's list, however long its clause.
-        knowing = c.knowing or (knowing and (_content_words(c.text) <= _LIST_ITEM or _WH.match(c.text)) and
-                                not _SUBJECT.search(c.text))
-        negative = c.negative
+        item = knowing and not c.knowing and (content_words(c.text) <= _LIST_ITEM or bool(_WH.match(c.text))) and \
+            not _SUBJECT.search(c.text)
+        knowing = c.knowing or item
+        # "je ne connais pas les warps, mbarrier et TMA": the list after a comma takes the
+        # denial of the knowing verb too, as it takes its knowing.
+        negative = c.negative or (item and denied_list and prev == ",")
+        denied_list = negative if c.knowing else denied_list and item
         # "anything but LLM inference": after "anything", "but" is an exception, not a concession.
         exception = _EXCEPT.match(prev) or (prev == "but" and _ANY.fullmatch(out[i - 1].text))
         if i and exception and not c.text.startswith(("que ", "qu'", "that ")) and \
@@ -327,7 +339,7 @@ def _negative(part: str) -> bool:
     return bool(NEGATION.search(part[:m.start()] if m else part))
 
 
-def _content_words(text: str) -> int:
+def content_words(text: str) -> int:
     """Words of a clause but articles and linking words ("alors les mbarrier et la TMA": 2)."""
     return sum(1 for w in re.findall(r"[\w']+", text) if w not in _FILLER)
 

@@ -56,10 +56,11 @@ How an answer is read (rules and vocabulary live in ``corpus/parcours.yaml``, ``
    the clause before ("un billet sur les megakernels, je veux comprendre ça").
 Prerequisites, safe by construction: known only when a clause affirms one plainly (the first
 person, a knowing or affirming predicate: "je connais TMA", "j'écris des noyaux avec TMA",
-"warp/mbarrier/tma ok", "the sync thing too"), with no negation, doubt, question mark or wish
+"warp/mbarrier/tma ok", "the sync thing too"; in a level answer, kernels named with it: "noyaux
+hopper + TMA"; a name taken up by a pronoun: "TMA, je l'ai utilisé"), with no negation, doubt, question mark or wish
 in its scope, and every word of the clause in the reader's lexicon (``Rules.lexicon``: the
 guide's words, the everyday words, the words of the rules); not known when denied, doubted,
-partial or heard of ("jsp", "entendu le mot"), in the clause or by a
+partial, heard of or confusing ("jsp", "entendu le mot", "confuse me"), in the clause or by a
 first-person denial right after it ("…, je ne l'ai jamais compris"); asked when the clause, or a
 clause with no topic right after it, holds a word outside the lexicon ("c mal jsp", "ok
 mouais", "tkt"); otherwise (only named:
@@ -79,8 +80,9 @@ from dataclasses import dataclass, field, replace
 
 from assistant.paths.choice import Match
 from assistant.paths.read.clash import CLAIM_MIN, claims_of, find_clash
-from assistant.paths.read.clauses import (AFFIRM, NEGATION, SPLIT, Clause, Rules, beginner_in, clauses, clean,
-                                    consume_negation, self_negating, unknown_words, without_negated)
+from assistant.paths.read.clauses import (AFFIRM, IT_IS_KNOWN, NEGATION, SPLIT, Clause, Rules, beginner_in, clauses,
+                                          clean, consume_negation, content_words, self_negating, unknown_words,
+                                          without_negated)
 from assistant.paths.read.quotes import source_span
 from assistant.paths.read.window import check_facts
 
@@ -101,6 +103,22 @@ _SEEN_IN = re.compile(r"\b(?:vu|verifie\w*|constate\w*|observe\w*|remarque\w*|se
                       r"timelines?|profil\w*)\b")
 # A clause that only hesitates ("enfin", "bon", "well"): the qualifier after it still qualifies.
 _INTERJECTION = re.compile(r"(?:enfin|bon|ben|bah|euh+|hmm+|well|i mean|je veux dire|disons|let's say)")
+# Not "récemment" alone: "récemment j'ai écrit deux ou trois noyaux CUDA" is kernels written
+# (paths_dev24: 1 simple-kernels reader of 45 asked about the level).
+_LITTLE_USE = re.compile(r"\b(?:commenc\w* a|(?:just |recently )?started|une fois(?! que| qu')|une ou deux fois|"
+                         r"deux ou trois fois|once(?! i | we )|a couple of times)\b")
+# A complement with no verb of its own that goes on the clause before ("…, avec les mbarriers").
+_WITH_IT = re.compile(r"(?:avec|with)\b")
+_SUBJECT_OF = re.compile(r"(?:^|\b)(?:je|j'|on|nous|i|we)(?:\b|(?<=')|$)")
+# A pronoun that takes up what was named before: « je l'ai utilisé », « je les connais », "I used it".
+_RESUMED_BY = re.compile(r"(?:^|\b)(?:je|j'|on|nous) (?:ne |n')?(?:l'|le |la |les |l )|(?:^|\b)(?:j'en|n'en)\b|"
+                         r"\b(?:i|we) \w+ (?:it|them)\b")
+# Not having looked at what a thing is: « sans vraiment regarder ce qu'il y a dessous ».
+_WITHOUT_LOOKING = re.compile(r"(?:sans|without) (?:vraiment |trop |bien |really )?(?:regarder|chercher|look\w*|dig\w*)\b")
+_KNOWING_VERB = re.compile(r"\b(?:connai\w*|sai[st]|know\w*|understand\w*|compri\w*|comprend\w*|vois|see)\b")
+# What a denied wish writes none of: « je veux pas en écrire », "I don't want to write any".
+_IT_OBJECT = re.compile(r"\b(?:j'en|n'en|en (?=(?:ecrire|coder|programmer|faire|creer|developper)\b))|"
+                        r"\b(?:write|code|build|program) (?:any|one|them)\b")
 _PRONOUN = re.compile(r"(?:\bj'en\b|\bn'en\b|\ben (?:ai|avons|a)\b|\b(?:any|one)\b)")
 
 
@@ -122,21 +140,29 @@ _WISH_VERB = re.compile(r"\b(?:veux|voudrais|voudrait|aimerais|souhaite\w*|envie
 _DOING = re.compile(r"\b(?:ecri\w*|j'ecris|utilis\w*|j'utilise|uses?|used|using|wr[io]t\w*|written|cod\w*|programm\w*|"
                     r"implement\w*|fais|fait|did|done|travaill\w*|bosse\w*|work\w*|maintien\w*|maintain\w*|"
                     r"develop\w*|build\w*|built|optimi[sz]\w*|manipul\w*|deploy\w*|deploie\w*|tous les jours|daily|"
-                    r"every day)\b")
+                    # handling as doing: « je gère les mbarriers pour la synchro des chargements »
+                    # (paths_dev25: 1 Hopper reader of 45 asked mbarrier)
+                    r"gere|gerer|handle|handles|handled|handling|manage|manages|managed|managing|every day)\b")
 _FOR_OURS = re.compile(r"\b(?:pour|for) (?:notre|nos|mon|ma|mes|leur|leurs|our|my|their)\b(?:\s+[\w']+){0,3}\s*$")
 _OR = re.compile(r"\b(?:ou|or)\b")
+# "comment Mirage ou les autres fusionnent tout un modèle": "or the others like it" extends a
+# name, it offers no other goal (paths_dev25: 1 megakernels reader of 45 asked the goal again).
+_OR_OTHERS = re.compile(r"\b(?:ou|or) (?:les |des |d['’]|the )?(?:autres?|others?|similaires?|similar|equivalents?)\b"
+                        r"(?! chose| thing)")
 _ALSO = re.compile(r"\b(?:aussi|egalement|pareil|idem|too|also|as well)\b")
-_IT_IS_KNOWN = re.compile(r"\b(?:je sais|je vois|je connais|i know|i get)\s+(?:bien\s+|tres bien\s+|quand meme\s+)?"
-                          r"(?:ce que c'est|ce que c est|ce que ca (?:fait|est)|a quoi (?:ca|elles?|ils?) sert|"
-                          r"what (?:it is|they are|it does|they do))")
 _THE_REST = re.compile(r"\b(?:reste|rest|autres?|others?|everything else)\b")
 # A predicate that says a thing is known, beside the knowing verbs ("warps sure, TMA: all fine").
 _AFFIRMED = re.compile(r"\b(?:fine|good|clear|clair\w*|solide|solid|nickel|easy|facile|no problem|maitris\w*|"
                        r"master\w*|got it|a l'aise|comfortable|confortable|evidemment|obviously|naturellement|naturally)\b")
 
+# Confused by it, lost in it ("mbarriers still confuse me", « je m'y perds »): not understood, so
+# not known, whatever else the clause holds; struggling while doing it (« je galère avec ») is
+# left asked (paths_dev25: 1 Hopper reader of 45 asked about the mbarriers that confused him).
+_CONFUSED = re.compile(r"\b(?:confus\w*|(?:me|m'y|m'en) perds|(?:i'?m|i am|get|got|getting) lost)\b")
+
 # The words this module's own patterns read ("nickel", "solide", "daily").
 _OWN_WORDS = frozenset(w for pattern in (_FIRST_PERSON, _INTERJECTION, _PRONOUN, _RELATIVE, _THAT, _WISH_VERB, _DOING,
-                                         _ALSO, _THE_REST, _AFFIRMED, _OR)
+                                         _ALSO, _THE_REST, _AFFIRMED, _OR, _LITTLE_USE)
                        for w in re.findall(r"[a-z]+", pattern.pattern))
 
 
@@ -145,7 +171,7 @@ def _strange(text: str, rules: Rules) -> bool:
     return any(w not in _OWN_WORDS for w in unknown_words(text, rules))
 
 
-def _known(clause: Clause, doubted: bool, rules: Rules) -> bool | None:
+def _known(clause: Clause, doubted: bool, rules: Rules, kernels_with: bool = False) -> bool | None:
     """What a clause that names a prerequisite says of it: known (True) only when it affirms it
     plainly, with a knowing predicate or doing with it in the first person ("je connais TMA",
     "j'écris des noyaux avec TMA", "TMA : oui"), with no negation, doubt, wish or learning
@@ -154,7 +180,7 @@ def _known(clause: Clause, doubted: bool, rules: Rules) -> bool | None:
     par la bibliothèque", "je veux comprendre TMA"): its question is asked. On paths_dev4, the
     prerequisites taken as known from words that named them without affirming were 3 of its
     6 confident recommendations that contradicted the reader."""
-    if clause.negative or doubted:
+    if clause.negative or doubted or _CONFUSED.search(clause.text):
         return False
     if _strange(clause.text, rules):
         # A word the reader does not know may hedge or deny ("c mal jsp", "mouais"): the
@@ -168,6 +194,10 @@ def _known(clause: Clause, doubted: bool, rules: Rules) -> bool | None:
     if _WHAT_IT_IS.search(clause.text):
         return None
     if clause.knowing or AFFIRM.search(clause.text) or _AFFIRMED.search(clause.text):
+        return True
+    # ``kernels_with``: a level answer's clause that names kernels written with it ("noyaux
+    # hopper + TMA"): what the reader knows, said as what they write (``Rules.kernels_with``).
+    if kernels_with:
         return True
     # Doing with it, in the first person ("j'écris des noyaux avec TMA"); not any first-person
     # clause: "I should learn TMA", "je galère avec les mbarrier" were read as known.
@@ -224,8 +254,11 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
     compiled = {o["id"]: [(re.compile(p[0]), float(p[1]), p[2] if len(p) > 2 else "") for p in o.get("patterns", [])]
                 for o in options}
     denied_w = {o["id"]: [(re.compile(p), float(w)) for p, w in o.get("when_denied", [])] for o in options}
+    # the field a goal lies in, which denied denies the goal ("pas d'IA": no LLM inference)
+    field_w = {o["id"]: [(re.compile(p), float(w)) for p, w in o.get("denied_by", [])] for o in options}
     ids = [o["id"] for o in options]
-    topics = [p for pats in compiled.values() for p, _, _ in pats] + [p for d in denied_w.values() for p, _ in d]
+    topics = [p for pats in compiled.values() for p, _, _ in pats] + \
+        [p for d in list(denied_w.values()) + list(field_w.values()) for p, _ in d]
     topics += [d[0] for d in rules.denials + rules.novice] + list(rules.prerequisites.values())
     denied = dict.fromkeys(ids, 0.0)      # an option's own words in a denied clause
     shared: list[tuple[list[str], float]] = []
@@ -256,20 +289,31 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
     # peut pas faire de TMA sans").
     # A bare "non" after it ("les mbarrier, j'ai lu un truc dessus, mais non") denies it too
     # (paths_dev8: 1 of 45 megakernels readers taken as knowing what they said they did not).
+    # So does not having looked under it ("…, sans vraiment regarder ce qu'il y a dessous").
     denied_after = {id(said[k]) for k in range(len(said) - 1) if said[k + 1].negative and
-                    (_FIRST_PERSON.search(said[k + 1].text) or _BARE_NO.fullmatch(said[k + 1].text.strip()) and not text.rstrip().endswith("?")) and
+                    (_FIRST_PERSON.search(said[k + 1].text) or _BARE_NO.fullmatch(said[k + 1].text.strip()) and not text.rstrip().endswith("?")
+                     or _WITHOUT_LOOKING.match(said[k + 1].text)) and
                     not any(t.search(said[k + 1].text) for t in topics) and not _THE_REST.search(said[k + 1].text)}
     # "les mbarrier je les ai jamais écrites à la main, par contre je sais ce que c'est": a clause
     # with no topic of its own that knows what "it" is says so of the prerequisite just before;
     # never having written one is no ignorance of it (paths_dev19: 1 Hopper reader of 45).
     known_after = {id(said[k]) for k in range(len(said) - 1) if not said[k + 1].negative and
-                   _IT_IS_KNOWN.search(said[k + 1].text) and not any(t.search(said[k + 1].text) for t in topics)}
+                   IT_IS_KNOWN.search(said[k + 1].text) and not any(t.search(said[k + 1].text) for t in topics)}
+    # "TMA, je l'ai utilisé une fois via CUTLASS": a prerequisite named alone, then taken up by
+    # a pronoun in the clause after it, is what that clause says of it (paths_dev25: 1 optimiser
+    # of 45 was asked the TMA he said he used without looking under it).
+    resumed = {id(said[k]): said[k + 1] for k in range(len(said) - 1)
+               if any(p.search(said[k].text) for p in rules.prerequisites.values()) and
+               not said[k].negative and not _FIRST_PERSON.search(said[k].text) and content_words(said[k].text) <= 2 and
+               _RESUMED_BY.search(said[k + 1].text) and
+               not any(p.search(said[k + 1].text) for p in rules.prerequisites.values())}
     # "mbarrier ok chepa": a clause with no topic of its own and a word the reader does not know
     # may take back what the clause before affirms; that clause's prerequisites are asked.
     murky = {id(said[k]) for k in range(len(said) - 1) if not any(t.search(said[k + 1].text) for t in topics) and
              _strange(said[k + 1].text, rules)}
     levels = any(o in rules.ladder for o in ids)
     previous_negative = True
+    little = False
     wished_before = False
     last_known = clause_known = None      # what the clause before said of its prerequisites
     last_named = ""                       # the prerequisite named last in the text, in any clause before
@@ -301,6 +345,13 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
         subject = clause.text
         if clause.negative and _PRONOUN.search(clause.text) and not any(t.search(clause.text) for t in topics):
             subject = previous + " " + clause.text
+        # « je veux écrire mon premier noyau, sauf que je veux pas en écrire »: in a goal's denied
+        # wish, « en » stands for the kernels of the clause before, which it denies (paths_dev25:
+        # 1 of its 45 answers to be asked was recommended on as a first kernel)
+        kernels = _KERNEL_NOUN.search(previous)
+        denied_text = f"{clause.text} {kernels.group(0)}" if (
+            not levels and kernels and clause.negative and rules.wish.search(clause.text) and
+            _IT_OBJECT.search(clause.text) and not _KERNEL_NOUN.search(clause.text)) else clause.text
         if not _INTERJECTION.fullmatch(clause.text.strip()):
             # "I optimize CUDA kernels, well, I've never actually written one": "one" reaches
             # past the "well" to the kernels (paths_dev10: 1 contradiction of 11 not asked)
@@ -314,9 +365,22 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
         # Known only when said plainly: "TMA je crois", "mbarriers I'm shaky on", "je maîtrise
         # TMA… enfin, à peu près" are not (nor evidence of writing with it).
         unsure = partial or id(raw) in qualified or bool(rules.unsure.search(clause.text))
+        # "TMA, je l'ai utilisé une fois via CUTLASS sans vraiment regarder ce qu'il y a dessous":
+        # the name is as doubted as the clause that takes it up
+        taken_up = resumed.get(id(raw))
+        unsure = unsure or taken_up is not None and (taken_up.negative or id(taken_up) in denied_after or
+                                                     bool(rules.partial.search(taken_up.text)))
         names_prerequisite = any(p.search(clause.text) for p in rules.prerequisites.values())
         # "un peu de CUDA", "des trucs sur les GPU": the clause's evidence counts half.
         vague = bool(rules.vague.search(clause.text)) or clause.weak
+        # Use that has only begun, or happened once ("J'ai commencé à utiliser TMA sur un H100
+        # récemment", "TMA, je l'ai utilisé une fois via CUTLASS"), and what comes with it
+        # ("…, avec les mbarriers qui vont avec"): level evidence at half weight, as in a vague
+        # clause, but no hesitation (paths_dev25: 2 optimisers of 45 asked about Hopper).
+        # ("TMA, je l'ai utilisé une fois": the name takes the pronoun's clause)
+        little = levels and not clause.negative and bool(
+            _LITTLE_USE.search(clause.text) or little and _WITH_IT.match(clause.text) and not _SUBJECT_OF.search(clause.text)
+            or id(raw) in resumed and _LITTLE_USE.search(resumed[id(raw)].text))
         # "I code in C and want to write CUDA kernels": what a reader wishes to do is no level
         # they have (it read as simple kernels, sure, before); the goal question reads wishes.
         wished = levels and not clause.negative and bool(_WISH_VERB.search(clause.text))
@@ -356,12 +420,17 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
                     used = "use" in kind and not any(
                         o != oid and o in rules.ladder[rules.ladder.index(oid) + 1:] and
                         any(p.search(seen) for p, _, _ in compiled[o]) for o in compiled) if levels else False
-                    full = not ("fact" in kind and clause.knowing) and (used or not vague and not partial) \
+                    full = not ("fact" in kind and clause.knowing) and (used or not vague and not partial) and not little \
                         and not aside and not where and not (levels and _SEEN_IN.search(clause.text))
                     # A job title or a field ("data scientist") says what the reader is, not
                     # what they use: no claim (paths_dev3/5: "data scientist, numpy …, no GPU
                     # programming" was lifted to PyTorch by the title alone).
-                    is_claim = full and not (names_prerequisite and clause.knowing) and "title" not in kind
+                    # Kernels named with a "yes" after them are kernels written ("hopper kernels
+                    # w/ TMA, yes": paths_dev22, once "w/" no longer cut the kernels off their TMA,
+                    # 1 Hopper reader of 45 was asked about the level).
+                    said_known = clause.knowing and not (_KERNEL_NOUN.search(clause.text) and
+                                                         not _KNOWING_VERB.search(clause.text))
+                    is_claim = full and not (names_prerequisite and said_known) and "title" not in kind
                     # Heard of, partly known ("entendu parler de TMA", "TMA vaguement"): no
                     # evidence of writing such kernels at all.
                     # Knowing what TMA is says nothing of writing Hopper kernels ("je sais ce
@@ -403,13 +472,19 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
         if clause.negative:
             for oid, pats in compiled.items():
                 for pattern, weight, kind in pats:
-                    if "fact" not in kind and pattern.search(clause.text) and not self_negating(pattern, clause.text):
+                    if "fact" not in kind and pattern.search(denied_text) and not self_negating(pattern, clause.text):
                         denied[oid] += weight
                         denied_by.setdefault(oid, clause.text)
             for oid, pats in denied_w.items():
                 for pattern, weight in pats:
                     if pattern.search(clause.text):
                         own[oid] += weight
+                        understood = True
+            for oid, pats in field_w.items():
+                for pattern, weight in pats:
+                    if pattern.search(clause.text):
+                        denied[oid] += weight
+                        denied_by.setdefault(oid, clause.text)
                         understood = True
         found = _named_in_order(clause.text, rules)
         if last_named and len(found) == 1 and found[0] != last_named and _ALSO.search(clause.text):
@@ -422,7 +497,17 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
         for pid in rules.prerequisites:      # in the rules' order: ``clause_known`` is folded in it
             if pid in found:
                 understood = True
-                known = _known(clause, unsure or id(raw) in denied_after, rules)
+                if taken_up is not None:
+                    # "TMA, je l'ai utilisé une fois …, sans vraiment regarder ce qu'il y a dessous"
+                    known = _known(taken_up, id(taken_up) in denied_after or bool(rules.partial.search(taken_up.text)),
+                                   rules)
+                    known = True if id(taken_up) in known_after else known
+                else:
+                    known = _known(clause, unsure or id(raw) in denied_after, rules, levels and
+                                   pid in rules.kernels_with and bool(rules.kernels_with[pid].search(clause.text)))
+                if known is None and _WITH_IT.match(clause.text) and not clause.negative and \
+                        not _SUBJECT_OF.search(clause.text):
+                    known = last_known      # "j'ai commencé à utiliser TMA, avec les mbarriers qui vont avec"
                 known = None if known and id(raw) in murky else known
                 if known is None and _ALSO.search(clause.text):
                     known = last_known      # "mbarriers fine; the sync thing too": as the clause before
@@ -511,7 +596,13 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
         all("title" in compiled[o][n][2] for o, n in top_hits)
     # A vague clause that speaks for another option than the best ("dev backend, et j'ai
     # vaguement bidouillé des trucs sur GPU"): the answer is not clear.
-    elsewhere = bool(ranked) and any(p and ranked[0][0] not in p for p in vague_points)
+    # Not one about rungs below a claimed best ("J'écris des noyaux pour H100 avec TMA … côté
+    # PyTorch je suis un peu rouillé"): being rusty below says nothing against the rung above
+    # (paths_dev25: 1 Hopper reader of 45 asked about the level).
+    best = ranked[0][0] if ranked else None
+    below = set(rules.ladder[:rules.ladder.index(best)]) if levels and best in rules.ladder and \
+        claimed[best] >= CLAIM_MIN else set()
+    elsewhere = bool(ranked) and any(p and best not in p and not p <= below for p in vague_points)
     hedged = hedged or title_only or elsewhere
     if not levels:
         # A goal answer that names two goals or more, whatever their polarity, with a hesitation
@@ -519,13 +610,18 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
         # again (paths_dev5: recommended on the first one named).
         named = {o for o, pats in compiled.items() if any(p.search(cleaned) for p, _, _ in pats)}
         # "or"/"ou" in the reader's own spelling: folded, "où" ("comprendre où part le temps") would read as one.
-        hedged = hedged or len(named) >= 2 and bool(rules.hedges.search(cleaned) or _OR.search(text.lower()))
+        hedged = hedged or len(named) >= 2 and bool(rules.hedges.search(cleaned) or
+                                                    _OR.search(_OR_OTHERS.sub(" ", text.lower())))
     if top <= 0:
         match = Match(None, 0.0, ranked)
     else:
         confidence = top / (top + runner)
         match = Match(ranked[0][0], min(confidence, 0.6) if hedged or contradiction else confidence, ranked)
     clash = find_clash(read, compiled, rules, topics, contradiction[-1] if contradiction else None)
+    if not clash and contradiction and not levels and contradiction[-1] in denied_by:
+        # a goal denied by its field ("pas d'IA surtout" / "l'inférence de LLM"): the two clauses
+        claim = next((c.text for _, c in read if contradiction[-1] in claims_of(c, compiled, rules)), "")
+        clash = (denied_by[contradiction[-1]], claim) if claim and claim != denied_by[contradiction[-1]] else ()
     if not any(o in rules.ladder for o in ids):
         excludes |= ruled_out       # a goal whose own words the answer denies
     claims: dict[str, str] = {}

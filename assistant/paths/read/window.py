@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 
-from assistant.paths.read.clauses import Rules
+from assistant.paths.read.clauses import IT_IS_KNOWN, Rules
 
 _CUT = re.compile(r"[.;!?()\[\]{},:]|\s[-–—]\s|\b(?:mais|but|sauf|except|excepte|hormis|par contre|however|cependant|"
                   r"pourtant|alors que|whereas|while|donc|so|though|although|bien que|ni|nor|plus)\b|"
@@ -41,7 +41,7 @@ _POSITIVE = re.compile(r"\b(?:oui|yes|yep|yeah|yup|ouais|ok|okay|connais\w*|conn
                        r"utilis\w*|j'utilise|uses?|used|using|ecri\w*|j'ecris|wr[io]t\w*|written|compris|comprends|"
                        r"understand\w*|clair\w*|clear|fine|good|bien|sure|obviously|evidemment|familier\w*|familiar|"
                        r"vu|seen|deja|already|fait|fais|done|did|pratique|confortable|comfortable|l'aise|solide|solid|"
-                       r"nickel|pige|capte|gere|handle\w*|implement\w*|cod\w*|programm\w*|manipul\w*|travaill\w*|"
+                       r"nickel|pige|capte|gere|gerer|handle\w*|manag(?:e|es|ed|ing)|implement\w*|cod\w*|programm\w*|manipul\w*|travaill\w*|"
                        r"bosse|work\w*|optimi[sz]\w*|tous les jours|daily|every day|aussi|too|also|as well|pareil|idem|"
                        r"tout|all|everything|both|les deux|acquis|evident|obvious|of course|basique|basic|classique)\b")
 # "je sais pourquoi il ne faut pas …", "I get why people don't like …": the negation is what is known.
@@ -64,7 +64,15 @@ def check_facts(cleaned: str, facts: dict[str, bool], rules: Rules) -> dict[str,
         at = next((i for i, (start, end, _) in enumerate(pieces) if start <= found.start() < end), None)
         piece = pieces[at][2] if at is not None else ""
         if known:
-            if _affirms(piece, rules):
+            # "noyaux hopper + TMA": kernels written with it, with no doubt in the piece
+            # (``Rules.kernels_with``: the clause reader takes it so in level answers only)
+            written = pid in rules.kernels_with and rules.kernels_with[pid].search(piece) and not _doubts(piece, rules)
+            # "j'ai suivi une conf sur les warps donc je vois ce que c'est": the piece right after
+            # knows what the thing it names is (paths_dev25: 1 warp of 45 asked)
+            after = pieces[at + 1][2] if at is not None and at + 1 < len(pieces) else ""
+            seen = bool(IT_IS_KNOWN.match(after.strip())) and not _doubts(after, rules) and \
+                not any(p.search(after) for p in rules.prerequisites.values())
+            if _affirms(piece, rules) or written or seen:
                 kept[pid] = True
         elif not _affirms(piece, rules) or _taken_back(pieces[at + 1:], rules):
             kept[pid] = False
@@ -103,23 +111,48 @@ def _pieces(cleaned: str, rules: Rules) -> list[tuple[int, int, str]]:
     raw.append((start, len(cleaned), listed))
     pieces: list[tuple[int, int, str]] = []
     pending: int | None = None
+    listed = False                  # the pending list came after "," or "et"
     for s, e, joins in raw:
         text = cleaned[s:e]
         if not text.strip():
             continue
         if pending is not None and not joins:
             # a list stops at a concession or a full stop: "mbarrier, mais TMA ok" says nothing of mbarrier
-            pieces.append((pending, s, cleaned[pending:s]))
+            _end_list(pieces, pending, s, listed, cleaned, rules)
             pending = None
         begin = s if pending is None else pending
         if _bare(text, rules):
+            listed = joins if pending is None else listed
             pending = begin
             continue
         pieces.append((begin, e, cleaned[begin:e]))
         pending = None
     if pending is not None:
-        pieces.append((pending, len(cleaned), cleaned[pending:]))
+        _end_list(pieces, pending, len(cleaned), listed, cleaned, rules)
     return pieces
+
+
+# What a list of names may hold besides the names ("les warps, les mbarrier et la TMA").
+_LIST_WORDS = frozenset("et and les la le l' the des de du d' a an".split())
+
+
+def _end_list(pieces: list, start: int, end: int, listed: bool, cleaned: str, rules: Rules) -> None:
+    """A list with no predicate after it: made only of prerequisite names and "et", right after
+    a piece ("I know warps, mbarrier and TMA"), it ends that piece's list and takes its predicate
+    (paths_dev25: 1 optimiser of 45 asked the last two names of his list)."""
+    text = cleaned[start:end]
+    rest = text
+    for pattern in rules.prerequisites.values():
+        rest = pattern.sub(" ", rest)
+    names = any(p.search(text) for p in rules.prerequisites.values())
+    # "…, avec les mbarriers qui vont avec": a complement with no verb of its own goes on the
+    # piece before too (paths_dev25: 1 optimiser of 45 asked the mbarriers he uses with TMA).
+    complement = bool(re.match(r"\s*(?:avec|with)\b", text))
+    if listed and pieces and names and (complement or all(w in _LIST_WORDS for w in re.findall(r"[\w']+", rest))):
+        begin = pieces[-1][0]
+        pieces[-1] = (begin, end, cleaned[begin:end])
+    else:
+        pieces.append((start, end, text))
 
 
 def _bare(text: str, rules: Rules) -> bool:

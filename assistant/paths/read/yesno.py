@@ -68,6 +68,10 @@ def read_yes_no(text: str, rules: Rules) -> bool | None:
     if ("?" in text and _ASKS_WHAT.search(cleaned) or _WHAT_IS.match(cleaned)) and \
             words[0] not in _YES_WORDS:
         return False
+    # "je dirais que ça bloque le CPU ?": a guess put as a question is no (paths_dev25: 1 of 45
+    # sync answers asked again)
+    if text.rstrip().endswith("?") and rules.unsure.search(cleaned):
+        return False
     if text.rstrip().endswith("?") and not NEGATION.search(cleaned) and not rules.partial.search(cleaned):
         return None     # "oui ?": a question back, asked again; "non, pourquoi ?", "vaguement… ?" are no
     # "un groupe de 32 threads, c'est ça ? oui": a check that ends on a plain yes
