@@ -22,6 +22,7 @@ The caller keeps the conversation: ``conversation = conversation.with_answer(fin
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Iterator, Sequence
 
 from assistant.answer_records import Answer, Citation, Conversation, Piece
@@ -175,6 +176,12 @@ def answer(question, conversation: Conversation | None = None, generator=None, *
     hits = _chapters_first(list(found))
     model = refusal or (RefusalModel.linear(*threshold) if threshold else None)
     decision = decide(query, runs, lexicon, model)
+    if not decision.relevant and resolved.how == "rule" and resolved.previous_chapters:
+        # A follow-up read by rule carries on a subject the guide just answered: at worst the
+        # guide only touches it (over the 1,103 labelled dev conversations, 8 follow-ups were
+        # refused so, « et si j'enlève le 2e __syncthreads, c grave ? » among them: 7 now cite
+        # the gold chapter, and no new-subject conversation changes; 1,035 → 1,042 right)
+        decision = replace(decision, verdict="partial")
     common = dict(question=text, resolved_question=resolved.query, followup=resolved.followup,
                   language=language, relevance=round(decision.score, 4), decision=decision.verdict)
 

@@ -70,3 +70,20 @@ def test_partial_decision_says_so_then_gives_the_closest_passages(retriever):
     # the section named is the one the first quote comes from, not merely the best hit
     lead_section = next(c.label for c in final.citations if c.n == final.quotes[0].n)
     assert f"«\u00a0{lead_section}\u00a0»" in first
+
+
+def test_a_rule_follow_up_of_an_answer_is_never_refused_outright(retriever):
+    from assistant.conversation import Conversation
+    _, first = run(answer("Pourquoi ma transposition naïve plafonne-t-elle à 9 % ?", retriever=retriever,
+                          threshold=TEST_THRESHOLD))
+    refuses = RefusalModel({"dense": 0.0}, 0.0, {}, {}, refuse_below=0.9, partial_below=0.95)   # p = 0.5
+    history = Conversation().with_answer(first)
+    _, follow = run(answer("et avec des tuiles de 64 ?", history, retriever=retriever, refusal=refuses))
+    assert follow.followup and follow.kind == "answer" and follow.decision == "partial"
+    # the same model refuses a question that stands alone, and a follow-up of a refusal
+    _, alone = run(answer("Quelle est la meilleure recette de la tarte tatin ?", history, retriever=retriever,
+                          refusal=refuses))
+    assert alone.kind == "refusal"
+    _, after_refusal = run(answer("et avec des tuiles de 64 ?", Conversation().with_answer(alone),
+                                  retriever=retriever, refusal=refuses))
+    assert after_refusal.kind == "refusal"

@@ -7,6 +7,7 @@ import pytest
 
 from ingest.sentences import is_verbatim, sentences
 from assistant.compose import compose
+from assistant.compose.composer import PARAGRAPH_WORDS
 from assistant.records import Hit
 
 QUESTIONS = ["Pourquoi la transposition naïve est-elle lente ?", "Comment éviter les conflits de banques ?",
@@ -48,7 +49,10 @@ def test_code_and_tables_are_never_quoted():
 
 def test_answer_is_short(retriever):
     comp = compose("warp", retriever.search("warp shuffle divergence"))
-    assert 1 <= len(comp.quotes) <= 4
+    opening, *rest = comp.text.split("\n\n")
+    points = [line for line in comp.text.splitlines() if line.startswith("- ") and not line.startswith("- [")]
+    assert comp.quotes and len(points) <= 3
+    assert len(opening.split()) <= PARAGRAPH_WORDS + 40     # a paragraph, and at most one sentence more
 
 
 def test_no_sentence_no_answer():
@@ -414,3 +418,41 @@ def test_a_sentence_announcing_its_chapter_never_leads_when_another_may():
         ("Introduction", "Ce chapitre montre pourquoi la transposition naïve est lente et comment la corriger."),
         ("Mesure", "La transposition naïve écrit en colonnes, des accès espacés de 32 Kio.")))
     assert not comp.quotes[0].text.startswith("Ce chapitre")
+
+
+def test_the_opening_goes_on_with_the_rest_of_the_leads_paragraph_each_sentence_cited():
+    comp = compose("Mon noyau avec mbarrier ne se termine jamais, pourquoi ?", _hits(
+        ("Déboguer", "Une erreur de `mbarrier` se manifeste presque toujours par un noyau qui ne se termine pas. "
+                     "Les causes habituelles sont un compte d'arrivées faux et une parité décalée d'une phase. "
+                     "Une copie qui annonce plus d'octets qu'elle n'en apporte bloque aussi la barrière. "
+                     "Ce chapitre montre ensuite comment les repérer.")))
+    opening = comp.pieces[0]
+    assert opening.startswith("Une erreur de `mbarrier`") and "parité décalée" in opening
+    assert "bloque aussi la barrière" in opening          # the paragraph goes on, not one sentence more
+    assert opening.count("[1]") == 3                      # each sentence cited
+    assert "Ce chapitre" not in opening                   # an announcement ends the paragraph
+    assert [q.text for q in comp.quotes[:2]] == [
+        "Une erreur de `mbarrier` se manifeste presque toujours par un noyau qui ne se termine pas.",
+        "Les causes habituelles sont un compte d'arrivées faux et une parité décalée d'une phase."]
+
+
+def test_the_paragraph_leaves_room_for_the_figure_a_how_much_question_asks():
+    long_ = " ".join(["Le mécanisme passe par un tampon intermédiaire épinglé que le pilote remplit d'abord."] * 1)
+    comp = compose("Combien de Go/s gagne la mémoire épinglée ?", _hits(
+        ("Mémoire épinglée", f"La mémoire épinglée évite une copie intermédiaire du pilote. {long_} "
+                             "Le moteur de copie lit ensuite ce tampon par accès direct à la mémoire de l'hôte."),
+        ("Mesures", "Sur le H200 du projet, la mémoire épinglée atteint 55,3 Go/s contre 8,6 Go/s.")))
+    assert "55,3 Go/s" in comp.pieces[0]
+
+
+def test_a_previous_answer_cited_sentence_by_sentence_is_not_said_again():
+    hits = _hits(("Version naïve", "La version naïve écrit les colonnes avec un pas de N éléments. "
+                                   "Chaque écriture d'un warp touche alors 32 secteurs différents. "
+                                   "Sur le H200, cette version plafonne à environ 9 % de la bande passante."),
+                 ("Warps", "Un warp regroupe 32 threads qui exécutent la même instruction au même moment. "
+                           "Tout ce chapitre découle de cette règle."))
+    first = compose("Pourquoi la transposition naïve plafonne-t-elle ?", hits)
+    assert first.pieces[0].count("[1]") >= 2
+    again = compose("et un warp, c'est quoi ?", hits, shown=first.text)
+    assert not {q.text for q in again.quotes} & {q.text for q in first.quotes}
+    assert "Tout ce chapitre" not in again.pieces[0]
