@@ -170,8 +170,9 @@ def test_free_text_eval_reaches_its_targets_on_dev(dialogue, name, size):
     assert result["dialogues"] >= size
     assert result["accuracy"] >= 0.9, result["failures"]
     assert result["confident_despite_ambiguity"] == 0
-    # A prerequisite only named ("Hopper + TMA") is asked, by design: one more question, where
-    # taking it as known would contradict a reader who does not know it. No goal on that count.
+    # A prerequisite only named ("TMA, Hopper plus tard") is asked, by design: one more question,
+    # where taking it as known would contradict a reader who does not know it; the Hopper
+    # level's own label ("Hopper + TMA") is the exception. No goal on that count.
 
 
 def test_words_the_rules_know_in_a_sentence_they_have_not_seen(dialogue):

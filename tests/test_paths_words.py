@@ -363,3 +363,50 @@ def test_a_goal_answer_that_takes_itself_back_is_asked(dialogue, goal):
 
 def test_a_guess_put_as_a_question_is_no(dialogue):
     assert read_yes_no("je dirais qu'il fait attendre l'hôte ?", dialogue.rules) is False
+
+
+@pytest.mark.parametrize("text,facts", [
+    # Kernels written with the mbarriers, as with TMA.
+    ("noyaux hopper avec TMA et mbarrier", {"tma": True, "mbarrier": True}),
+    # A host sync between kernels, said in the reader's words.
+    ("je sais que synchroniser l'hôte entre deux noyaux tue la latence", {"sync": True}),
+    ("and yes I know why syncing the device between kernels is bad", {"sync": True}),
+    ("je sais qu'un cudaDeviceSynchronize entre deux noyaux force l'hôte à attendre, ce qui crée un trou",
+     {"sync": True}),
+    # « quest » is « qu'est ».
+    ("jecris des noyaux cuda simples, je sais ce quest un warp", {"warp": True}),
+    # How well, after the list the knowing verb governs.
+    ("I profile and tune kernels, I know warps and mbarriers well", {"warp": True, "mbarrier": True}),
+    ("mbarriers are my bread and butter", {"mbarrier": True}),
+    # A first-person knowing verb after the last item reaches the bare items before it.
+    ("noyau hopper avec tma, mbariers, warps je connais", {"tma": True, "mbarrier": True, "warp": True}),
+    # The list ends with its last item, not with the concession after it.
+    ("je connais les warps, les mbarriers et la TMA, sauf que je ne vois pas trop pourquoi un "
+     "cudaDeviceSynchronize entre deux noyaux serait si grave",
+     {"warp": True, "mbarrier": True, "tma": True, "sync": False}),
+    # The right definition, hedged in its wording only; a vague knowing stays unknown.
+    ("though I know roughly that a warp is a group of 32 threads", {"warp": True}),
+    ("je sais vaguement qu'un warp c'est 32 threads", {"warp": False}),
+    ("I know roughly what a warp is", {"warp": False}),
+    # Nothing but the Hopper level's own label.
+    ("Hopper kernels, TMA", {"tma": True}),
+    ("hopper, TMA, tout ça", {"tma": True}),
+    ("Hopper, TMA, et les clusters aussi", {}),
+])
+def test_what_the_reader_states_of_the_prerequisites(dialogue, text, facts):
+    assert _facts(dialogue, text) == facts
+
+
+@pytest.mark.parametrize("text,level", [
+    # A vague clause about rungs the reader's stated facts rule out is no hesitation.
+    ("J'utilise PyTorch mais je n'ai jamais écrit de noyau GPU, je sais vaguement ce qu'est CUDA sans plus.",
+     "pytorch"),
+    # A prerequisite used through a library is no Hopper kernel written.
+    ("I profile and optimise kernels, know warps, TMA I've used via CUTLASS", "optimiser"),
+    ("I do kernel optimisation, I know what a warp is, mbarrier no", "optimiser"),
+    # « jopti » is « j'optimise ».
+    ("jopti des kernels, jsp ce que cest une mbarrier", "optimiser"),
+])
+def test_level_read_from_what_the_reader_states(dialogue, text, level):
+    reading = dialogue.read("level", text)
+    assert reading.match.option == level and reading.match.confidence >= 0.8 and not reading.hedged

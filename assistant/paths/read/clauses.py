@@ -96,6 +96,10 @@ HEARD_OF = re.compile(r"\b(?:entendu parler|heard of|heard about|de nom|the name
 IT_IS_KNOWN = re.compile(r"\b(?:je sais|je vois|je connais|i know|i get)\s+(?:bien\s+|tres bien\s+|quand meme\s+)?"
                          r"(?:ce que c'est|ce que c est|ce que ca (?:fait|est)|a quoi (?:ca|elles?|ils?) sert|"
                          r"what (?:it is|they are|it does|they do))")
+# A prerequisite's definition, right ("un warp, c'est 32 threads"), and the hedges on wording
+# that do not take it back ("I know roughly that a warp is a group of 32 threads").
+DEFINED = re.compile(r"\bwarps?\b.{0,30}\b(?:32|trente-deux) (?:threads|fils)\b")
+WORDING = re.compile(r"\b(?:roughly|en gros|grosso modo|a peu pres|basically|in short|en bref)\b")
 AFFIRM = re.compile(r"\b(?:oui|yes|yep|ouais|bien sur|of course|sure|je (?:sais|connais|maitrise|comprends)|"
                      r"i (?:know|understand|get)|deja|already|connu|known|vu|seen)\b")
 
@@ -109,6 +113,7 @@ _FILLER = frozenset("les la le l' des du de d' un une et alors the a an and or o
 _REFUSAL = re.compile(r"(?:non|nan|nah|no|nope|pas du tout|pas vraiment|pas trop|not really|not at all|no way|"
                       r"surtout pas|certainement pas|absolument pas|pas question|bof|meh)(?: merci| thanks)?")
 _OK = frozenset("ok okay oui yes yep sure fine".split())
+_I_KNOW = frozenset("connais maitrise know master".split())
 _WH = re.compile(r"^(?:et |and )?(?:pourquoi|why|how|comment|ce que|ce qu'|what|quand|when)\b")
 # "I know why you don't want cudaDeviceSynchronize between kernels": after a knowing verb and a
 # question word, a negation belongs to what is known, not to the knowing (on paths_dev5 the
@@ -301,6 +306,11 @@ def clauses(text: str, rules: Rules, topics: list[re.Pattern]) -> list[Clause]:
             tail = re.findall(r"[\w']+", functools.reduce(lambda text, t: t.sub(" ", text), topics, part))
             if tail and all(w in _BARE or w in _OK for w in tail):
                 carry, fresh, slash_only = (neg, knowing, bool(rules.partial.search(part))), True, True
+            elif tail and not neg and all(w in _BARE or w in _I_KNOW for w in tail) and set(tail) & _I_KNOW:
+                # "tma, mbarriers, warps je connais": a first-person knowing verb after the last
+                # item reaches the bare items before it across commas too (paths_dev26: 1 Hopper
+                # reader of 45 asked mbarrier); a bare "ok" reaches across "/" only.
+                carry, fresh = (neg, knowing, bool(rules.partial.search(part))), True
         out.append(Clause(part, neg, knowing, asked=sep == "?"))
     out.reverse()
     knowing = denied_list = False

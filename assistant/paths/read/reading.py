@@ -63,8 +63,9 @@ guide's words, the everyday words, the words of the rules); not known when denie
 partial, heard of or confusing ("jsp", "entendu le mot", "confuse me"), in the clause or by a
 first-person denial right after it ("…, je ne l'ai jamais compris"); asked when the clause, or a
 clause with no topic right after it, holds a word outside the lexicon ("c mal jsp", "ok
-mouais", "tkt"); otherwise (only named:
-"Hopper + TMA", "les mbarrier sont cachées par la bibliothèque") unsettled, and asked: a
+mouais", "tkt"); otherwise (only named: "TMA, Hopper plus tard",
+"les mbarrier sont cachées par la bibliothèque") unsettled, and asked, but for a level answer that
+is nothing but the Hopper level's own label ("Hopper + TMA", "Hopper kernels, TMA"): a
 question too many costs less than a prerequisite wrongly taken as known. "tout sauf TMA"
 settles TMA only. Every fact is then read a second time, locally, by ``assistant.paths.read.window``
 (the words right around the prerequisite's name), and kept only when both readings agree.
@@ -80,8 +81,8 @@ from dataclasses import dataclass, field, replace
 
 from assistant.paths.choice import Match
 from assistant.paths.read.clash import CLAIM_MIN, claims_of, find_clash
-from assistant.paths.read.clauses import (AFFIRM, IT_IS_KNOWN, NEGATION, SPLIT, Clause, Rules, beginner_in, clauses,
-                                          clean, consume_negation, content_words, self_negating, unknown_words,
+from assistant.paths.read.clauses import (AFFIRM, DEFINED, IT_IS_KNOWN, NEGATION, SPLIT, Clause, Rules, beginner_in, clauses,
+                                          clean, consume_negation, content_words, self_negating, unknown_words, WORDING,
                                           without_negated)
 from assistant.paths.read.quotes import source_span
 from assistant.paths.read.window import check_facts
@@ -107,6 +108,10 @@ _INTERJECTION = re.compile(r"(?:enfin|bon|ben|bah|euh+|hmm+|well|i mean|je veux 
 # (paths_dev24: 1 simple-kernels reader of 45 asked about the level).
 _LITTLE_USE = re.compile(r"\b(?:commenc\w* a|(?:just |recently )?started|une fois(?! que| qu')|une ou deux fois|"
                          r"deux ou trois fois|once(?! i | we )|a couple of times)\b")
+_VIA_LIBRARY = re.compile(r"\b(?:via|through|a travers|par le biais d\w*|grace a) (?:la |le |les |the |a |une? )?"
+                          r"(?:cutlass|cute|triton|thunderkittens|cublas|cudnn|biblioth\w*|librar\w*|lib|libs)\b")
+_LABEL_ONLY = re.compile(r"(?:(?:noyaux?|kernels?|hopper|tma|avec|with|et|and|tout ca|all that|etc|"
+                         r"[,+&/])\s*)+")
 # A complement with no verb of its own that goes on the clause before ("…, avec les mbarriers").
 _WITH_IT = re.compile(r"(?:avec|with)\b")
 _SUBJECT_OF = re.compile(r"(?:^|\b)(?:je|j'|on|nous|i|we)(?:\b|(?<=')|$)")
@@ -153,7 +158,9 @@ _ALSO = re.compile(r"\b(?:aussi|egalement|pareil|idem|too|also|as well)\b")
 _THE_REST = re.compile(r"\b(?:reste|rest|autres?|others?|everything else)\b")
 # A predicate that says a thing is known, beside the knowing verbs ("warps sure, TMA: all fine").
 _AFFIRMED = re.compile(r"\b(?:fine|good|clear|clair\w*|solide|solid|nickel|easy|facile|no problem|maitris\w*|"
-                       r"master\w*|got it|a l'aise|comfortable|confortable|evidemment|obviously|naturellement|naturally)\b")
+                       r"master\w*|got it|a l'aise|comfortable|confortable|evidemment|obviously|naturellement|naturally|"
+                       # "mbarriers are my bread and butter" (paths_dev26: 1 Hopper reader of 45 asked mbarrier)
+                       r"(?:my|mon) (?:bread and butter|pain quotidien))\b")
 
 # Confused by it, lost in it ("mbarriers still confuse me", « je m'y perds »): not understood, so
 # not known, whatever else the clause holds; struggling while doing it (« je galère avec ») is
@@ -356,7 +363,10 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
             # "I optimize CUDA kernels, well, I've never actually written one": "one" reaches
             # past the "well" to the kernels (paths_dev10: 1 contradiction of 11 not asked)
             previous = clause.text
-        partial = bool(rules.partial.search(clause.text)) or clause.weak
+        # "I know roughly that a warp is a group of 32 threads": the right definition, said; the
+        # hedge is on the wording, not on the fact (paths_dev26: 1 PyTorch reader of 45 asked warp)
+        defined = clause.knowing and not clause.negative and bool(DEFINED.search(clause.text))
+        partial = bool(rules.partial.search(WORDING.sub(" ", clause.text) if defined else clause.text)) or clause.weak
         # "débutant en Hopper", "novice with TMA": the domain named is what the reader lacks;
         # its words are no evidence of its level, and a prerequisite named is not known.
         beginner = beginner_in(clause.text, compiled, rules) if not clause.negative and \
@@ -384,6 +394,12 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
         # "I code in C and want to write CUDA kernels": what a reader wishes to do is no level
         # they have (it read as simple kernels, sure, before); the goal question reads wishes.
         wished = levels and not clause.negative and bool(_WISH_VERB.search(clause.text))
+        # "TMA I've used via CUTLASS": a library wrote those kernels, the reader used its feature;
+        # level evidence at half weight, none from the library's name, no hesitation (paths_dev26:
+        # 1 optimiser of 45 asked between his rung and Hopper).
+        via = levels and not clause.negative and names_prerequisite and bool(_VIA_LIBRARY.search(clause.text))
+        little = little or via
+        rest = _VIA_LIBRARY.sub(" ", rest) if via else rest
         # "les megakernels, parce qu'on me dit que c'est l'avenir de l'inférence": a reason that
         # is not the reader's own wish names the goal's why, not a second goal; its words count
         # half (on paths_dev6 it made 1 clear megakernels answer of 45 look like two goals).
@@ -602,6 +618,10 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
     best = ranked[0][0] if ranked else None
     below = set(rules.ladder[:rules.ladder.index(best)]) if levels and best in rules.ladder and \
         claimed[best] >= CLAIM_MIN else set()
+    # Nor one about rungs the reader's own stated facts rule out ("jamais écrit de noyau …, je
+    # sais vaguement ce qu'est CUDA sans plus" is the PyTorch level; paths_dev26: 1 PyTorch
+    # reader of 45 asked about the level).
+    vague_points = [p - excludes if levels else p for p in vague_points]
     elsewhere = bool(ranked) and any(p and best not in p and not p <= below for p in vague_points)
     hedged = hedged or title_only or elsewhere
     if not levels:
@@ -647,6 +667,12 @@ def read_answer(text: str, options: list[dict], rules: Rules) -> Reading:
         else:
             facts.pop(pid, None)
     facts.update(_only_some_of_list(cleaned, rules))
+    if levels and "tma" in rules.prerequisites and "tma" not in facts and _LABEL_ONLY.fullmatch(cleaned.strip(" .!")) \
+            and "hopper" in cleaned and "tma" in cleaned:
+        # "Hopper kernels, TMA", « hopper, TMA, tout ça »: nothing but the Hopper level's own label
+        # ("Écrire des noyaux Hopper avec TMA"), picked in the reader's words (paths_dev26: 2
+        # Hopper readers of 45 asked TMA)
+        facts["tma"] = True
     return Reading(match, contradiction, facts, understood or top > 0, hedged, tuple(o for o in ids if o in excludes),
                    tuple(source_span(c, text, SPLIT) for c in clash), tuple(claims.items()),
                    tuple((o, source_span(denied_by[o], text, SPLIT)) for o in ids if o in excludes and o in denied_by))

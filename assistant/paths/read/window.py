@@ -28,12 +28,13 @@ from __future__ import annotations
 
 import re
 
-from assistant.paths.read.clauses import IT_IS_KNOWN, Rules
+from assistant.paths.read.clauses import DEFINED, IT_IS_KNOWN, WORDING, Rules
 
 _CUT = re.compile(r"[.;!?()\[\]{},:]|\s[-–—]\s|\b(?:mais|but|sauf|except|excepte|hormis|par contre|however|cependant|"
                   r"pourtant|alors que|whereas|while|donc|so|though|although|bien que|ni|nor|plus)\b|"
                   # "je sais ce qu'est un warp et qu'il faut pas …": what follows is still known
-                  r"\b(?:et|and)\b(?! (?:qu'|que\b|pourquoi|why|that|how|comment|ce qu|what))")
+                  # "mbarriers are my bread and butter" is one predicate
+                  r"\b(?:et|and)\b(?! (?:qu'|que\b|pourquoi|why|that|how|comment|ce qu|what|butter\b))")
 _NEGATIVE = re.compile(r"(?:\b(?:jamais|pas|ne|non|no|not|never|nope|nan|nah|aucun\w*|rien|sans|without|none|nothing|"
                        r"ni|nor|blur|flou\w*|mystere|mystery|chinois|greek|nul|zero|dunno|jsp|chepa|chais|"
                        r"moins|less|hmm+|euh+|mouais|mwais|novice|beginner|debutan\w*|debute|newbie|noob|new to)\b|\bn'|n't\b|\?)")
@@ -43,7 +44,8 @@ _POSITIVE = re.compile(r"\b(?:oui|yes|yep|yeah|yup|ouais|ok|okay|connais\w*|conn
                        r"vu|seen|deja|already|fait|fais|done|did|pratique|confortable|comfortable|l'aise|solide|solid|"
                        r"nickel|pige|capte|gere|gerer|handle\w*|manag(?:e|es|ed|ing)|implement\w*|cod\w*|programm\w*|manipul\w*|travaill\w*|"
                        r"bosse|work\w*|optimi[sz]\w*|tous les jours|daily|every day|aussi|too|also|as well|pareil|idem|"
-                       r"tout|all|everything|both|les deux|acquis|evident|obvious|of course|basique|basic|classique)\b")
+                       r"tout|all|everything|both|les deux|acquis|evident|obvious|of course|basique|basic|classique|"
+                       r"bread and butter|pain quotidien)\b")
 # "je sais pourquoi il ne faut pas …", "I get why people don't like …": the negation is what is known.
 _KNOWS_WHY = re.compile(r"(?:^|\b)(?:je|j'|i)\s+(?:\w+\s+){0,2}?(?:sais|comprends|vois|capte|know|get|understand|see)\s+"
                         r"(?:pourquoi|why|que|qu'|that|how|comment|ce qu)")
@@ -80,6 +82,8 @@ def check_facts(cleaned: str, facts: dict[str, bool], rules: Rules) -> dict[str,
 
 
 def _affirms(piece: str, rules: Rules) -> bool:
+    if DEFINED.search(piece):
+        piece = WORDING.sub(" ", piece)     # the right definition, hedged in its wording only
     why = _KNOWS_WHY.search(piece)
     if why:
         return not _doubts(piece[:why.start()], rules)
@@ -111,19 +115,22 @@ def _pieces(cleaned: str, rules: Rules) -> list[tuple[int, int, str]]:
     raw.append((start, len(cleaned), listed))
     pieces: list[tuple[int, int, str]] = []
     pending: int | None = None
+    pending_end = 0
     listed = False                  # the pending list came after "," or "et"
     for s, e, joins in raw:
         text = cleaned[s:e]
         if not text.strip():
             continue
         if pending is not None and not joins:
-            # a list stops at a concession or a full stop: "mbarrier, mais TMA ok" says nothing of mbarrier
-            _end_list(pieces, pending, s, listed, cleaned, rules)
+            # a list stops at a concession or a full stop: "mbarrier, mais TMA ok" says nothing of mbarrier;
+            # it ends with its last item, not with the concession ("…, les mbarriers et la TMA, sauf
+            # que …": paths_dev26, 1 optimiser of 45 asked the two)
+            _end_list(pieces, pending, pending_end, listed, cleaned, rules)
             pending = None
         begin = s if pending is None else pending
         if _bare(text, rules):
             listed = joins if pending is None else listed
-            pending = begin
+            pending, pending_end = begin, e
             continue
         pieces.append((begin, e, cleaned[begin:e]))
         pending = None
@@ -134,6 +141,9 @@ def _pieces(cleaned: str, rules: Rules) -> list[tuple[int, int, str]]:
 
 # What a list of names may hold besides the names ("les warps, les mbarrier et la TMA").
 _LIST_WORDS = frozenset("et and les la le l' the des de du d' a an".split())
+# How well, said after the list the knowing verb governs ("I know warps and mbarriers well"):
+# paths_dev26, 1 optimiser of 45 asked mbarrier.
+_LIST_WORDS |= frozenset("well bien too aussi both".split())
 
 
 def _end_list(pieces: list, start: int, end: int, listed: bool, cleaned: str, rules: Rules) -> None:
