@@ -410,3 +410,34 @@ def test_what_the_reader_states_of_the_prerequisites(dialogue, text, facts):
 def test_level_read_from_what_the_reader_states(dialogue, text, level):
     reading = dialogue.read("level", text)
     assert reading.match.option == level and reading.match.confidence >= 0.8 and not reading.hedged
+
+
+@pytest.mark.parametrize("text", [
+    # A speed-up taken back in the same sentence is a contradiction, never a path C.
+    "accélérer mes modèles sans que rien ne change de vitesse",
+    "accélérer mes modèles sans que ça aille plus vite",
+    "make my models faster without anything getting faster",
+])
+def test_a_goal_whose_own_words_are_taken_back_is_a_contradiction(dialogue, text):
+    reading = dialogue.read("goal", text)
+    assert reading.contradiction and not reading.match.sure
+
+
+def test_a_goal_left_unchanged_elsewhere_is_still_the_goal(dialogue):
+    reading = dialogue.read("goal", "accélérer mes modèles sans que ça change mon code")
+    assert reading.match.option == "pytorch-rapide" and reading.match.sure and not reading.contradiction
+
+
+@pytest.mark.parametrize("text,goal", [
+    # The reader's manager is someone else, not the reader's title.
+    ("Là mon manager me demande d'accélérer des modèles PyTorch de l'équipe recherche, sans réécrire "
+     "tout le modèle.", "pytorch-rapide"),
+    # "solves" is no misspelt "solvers".
+    ("I want to write my first real kernel, something that solves an actual problem", "premier-noyau"),
+    # A slow operation to replace, PyTorch named in the clause before.
+    ("J'utilise PyTorch pour mon mémoire et j'aimerais remplacer une opération lente par un truc à moi "
+     "pour que ça aille plus vite.", "pytorch-rapide"),
+])
+def test_clear_goal_answers_are_settled(dialogue, text, goal):
+    reading = dialogue.read("goal", text)
+    assert reading.match.option == goal and reading.match.sure and not reading.hedged

@@ -634,7 +634,8 @@ def _second(lead: _Candidate, points: list[_Candidate], cands: list[_Candidate],
             asked: Intent, only_asked: bool = False) -> _Candidate | None:
     """The sentence that completes a short lead into the opening paragraph (see ``_PAIR_*``):
     a point of the asked kind, else the sentence right after the lead in its paragraph, else
-    the best point."""
+    the best point. ``only_asked``: only a point of the asked kind (the other side, the figure,
+    the cause, the call written as code), whatever the lead's length, within ``_OPENING_WORDS``."""
     words = len(lead.text.split())
     if lead.header or words > _PAIR_LEAD_WORDS and not only_asked:
         return None
