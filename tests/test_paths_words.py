@@ -441,3 +441,19 @@ def test_a_goal_left_unchanged_elsewhere_is_still_the_goal(dialogue):
 def test_clear_goal_answers_are_settled(dialogue, text, goal):
     reading = dialogue.read("goal", text)
     assert reading.match.option == goal and reading.match.sure and not reading.hedged
+
+
+@pytest.mark.parametrize("answer,known", [
+    ("ça bloque l'hôte et casse le recouvrement", True),
+    ("ca bloque le cpu, le gpu attend pour rien", True),
+    ("because it stalls the CPU until everything finishes, so no overlap", True),   # "no overlap" is no no
+    ("parce que ça attend ?", False),              # a reason put as a question is a guess
+    ("euh, parce que ça ralentit ?", False),
+    ("je dirais que ça bloque le CPU", False),
+    ("je crois que oui, ça bloque le CPU", True),  # a yes, read as before
+    ("aucune idée", False),
+])
+def test_the_sync_question_answered_by_its_reason(dialogue, answer, known):
+    assert read_yes_no(answer, dialogue.rules, "sync") is known
+    if known and "oui" not in answer:   # the explanation alone says nothing of another prerequisite
+        assert read_yes_no(answer, dialogue.rules, "tma") is not True

@@ -164,7 +164,7 @@ class PathDialogue:
         if stage == "done":
             return "Le parcours est déjà choisi : « retour » pour changer une réponse, « recommencer » pour tout reprendre."
         if stage.startswith("pre:"):
-            said = read_yes_no(text, self.rules)
+            said = read_yes_no(text, self.rules, stage[4:])
             if said is None:
                 return f"Je n'ai pas compris « {_short(text)} » : répondez par « oui » ou par « non »."
             state.answers.append([stage, said])

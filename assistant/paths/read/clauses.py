@@ -190,6 +190,7 @@ class Rules:
                        for d in data.get("novice", [])]
         self.prerequisites = {k: re.compile(v) for k, v in data.get("prerequisites", {}).items()}
         self.kernels_with = {k: re.compile(v) for k, v in data.get("kernels_with", {}).items()}
+        self.explanations = {k: re.compile(v) for k, v in data.get("explanations", {}).items()}
         self.level_needs = {k: list(v) for k, v in data.get("level_needs", {}).items()}
         self.level_denies = {k: list(v) for k, v in data.get("level_denies", {}).items()}
         # Every word the reader knows: ``lexicon`` (the guide's words, the everyday words), the

@@ -43,21 +43,33 @@ _BECAUSE = re.compile(r"\b(?:bc|bcs|cuz|coz|cause|pcq|pck)\b")
 _ROUNDING = re.compile(r"\b(?:en gros|a peu pres|(?:vite fait|vaguement)(?=,? \w+ \w+)|grosso modo|globalement|dans les grandes lignes|roughly|kind of|kinda|"
                        r"basically|mostly|more or less|in broad strokes|je crois|je pense|i think|i guess|i believe)\b")
 
+_GUESSED_WHY = re.compile(r"(?:(?:euh+|bah|ben|hmm+|um+)\W+)?(?:parce qu\w*|pck|pcq|because|bc|cuz|car)\b")
 _EVEN_IF = re.compile(r"\b(?:meme si|even if|even though|bien que|quoique)\b")
 _EXPLAINED_MIN = 5      # words of a yes that goes on to explain (« ouais tkt c bon » has 4)
 _OWN_WORDS = frozenset(_YES_WORDS | _NO_WORDS) | frozenset(
     w for pattern in (HEARD_OF, _ME, _OTHER, _THINK_YES, _YES_ELSE) for w in re.findall(r"[a-z]+", pattern.pattern))
 
 
-def read_yes_no(text: str, rules: Rules) -> bool | None:
+def read_yes_no(text: str, rules: Rules, asked: str = "") -> bool | None:
     """An answer to a yes/no question: True, False, or None when it says neither or asks back.
 
     "Partly" answers ("un peu", "vaguement", "kind of, no") and "I know the name" count as
-    no: the page sends a reader who lacks a prerequisite to CUDA moderne first."""
+    no: the page sends a reader who lacks a prerequisite to CUDA moderne first. ``asked``: the
+    prerequisite asked about, whose right explanation (``Rules.explanations``) answers for a yes
+    when it is stated plainly, and for a no when it is put as a guess."""
     cleaned = clean(text, rules)
     words = re.findall(r"[\w']+", cleaned)
     if not words:
         return None
+    reason = rules.explanations.get(asked)
+    if reason is not None and words[0] not in _YES_WORDS | _NO_WORDS and not set(words) & _PLAIN_YES and \
+            reason.search(cleaned) and \
+            not HEARD_OF.search(cleaned) and not (_ME.search(cleaned) and NEGATION.search(cleaned)):
+        guessed = "?" in text or bool(rules.unsure.search(cleaned) or rules.hedges.search(cleaned) or
+                                      rules.partial.search(cleaned))
+        return not guessed and not _strange(cleaned, rules)
+    if reason is not None and text.rstrip().endswith("?") and _GUESSED_WHY.match(cleaned):
+        return False            # « euh, parce que ça ralentit ? »: a reason guessed, not known
     if HEARD_OF.search(cleaned):
         return False
     # "je l'apprends en ce moment", "yes but I struggle with it": not known yet; said of the
