@@ -343,6 +343,16 @@ def _followed_by(flat: str, s: str, nxt: Sequence[str]) -> bool:
     return normalise_space(" ".join([s, *nxt])) in flat
 
 
+def _never_quoted(s: str) -> bool:
+    """A reference, or a sentence whose ``**`` the splitter cut in two."""
+    return bool(s.count("**") % 2 or _CITATION_LIKE.search(s))
+
+
+def _never_leads(s: str) -> bool:
+    """It announces the chapter, points at what follows or at a program the answer does not show."""
+    return bool(_META.match(s) or _POINTS_AHEAD.search(s) or _UNSHOWN.search(s))
+
+
 def _section_candidates(rank: int, hit, intent: str, seen: set[str]) -> list[_Candidate]:
     if _SOURCES_SECTION.match(fold(hit.section.lower())):
         return []                  # the bibliography: titles and authors, not answers
@@ -358,13 +368,13 @@ def _section_candidates(rank: int, hit, intent: str, seen: set[str]) -> list[_Ca
         if key in seen:            # overlapping chunks of one section
             continue
         seen.add(key)
-        if s.count("**") % 2 or _CITATION_LIKE.search(s):
+        if _never_quoted(s):
             continue
         c = _Candidate(rank, position, s, frozenset(terms(s)))
         c.group, c.index = tuple(where[position][0][where[position][1]]), where[position][2]
         if _FRAGMENT_START.search(s):
             c.lead_ok = c.point_ok = False
-        if _META.match(s) or _POINTS_AHEAD.search(s) or _UNSHOWN.search(s):
+        if _never_leads(s):
             c.lead_ok = False
         n = _announced(s)
         if n:
@@ -718,10 +728,9 @@ _OF_THE_CHAPTER = re.compile(r"\b(?:ce|cette|this) (?:chapitre|section|partie|ch
 
 
 def _stops(s: str) -> bool:
-    """A sentence the opening paragraph does not take in: it announces the chapter, points at
-    what follows or at a program not shown, or is a reference."""
-    return bool(_META.match(s) or _OF_THE_CHAPTER.search(s) or _POINTS_AHEAD.search(s) or _UNSHOWN.search(s)
-                or _CITATION_LIKE.search(s) or s.count("**") % 2)
+    """A sentence the opening paragraph does not take in: one never quoted or that may not
+    lead (``_section_candidates``), or one about the chapter rather than the subject."""
+    return _never_quoted(s) or _never_leads(s) or bool(_OF_THE_CHAPTER.search(s))
 
 
 def _paragraph(lead: _Candidate, budget: int, shown: str = "") -> _Candidate:
