@@ -88,6 +88,14 @@ _CLITIC_INFINITIVE = re.compile(r"\b(comment|pourquoi|peut-on|faut-il|dois-je|pu
 # « comment on l'évite ? », « un seul thread qui la lance ? »: an object pronoun after a subject
 # pronoun or « qui » stands for something named before (an article cannot follow them)
 _CLITIC_OBJECT = re.compile(r"\b(on|je|j'|tu|nous|vous|qui|ne|n')\s*(le|la|les|l')\s*\w")
+# « je peux le mesurer moi-même comment ? »: the same pronoun after a modal verb; « comment je sais
+# si mon noyau en utilise ? », « j'en ai besoin ? »: « en » before a verb stands for what was just
+# named, the preposition never follows a subject (dev17: 2 of its 48 follow-ups read as new)
+_MODAL_CLITIC = re.compile(r"\b(?:je|j'|tu|on|nous|vous)\s*(?:peux|peut|pouvons|pouvez|dois|doit|devons|devez|"
+                           r"vais|va|allons|allez|veux|veut|voulons|voulez|sais|sait)\s+(?:le|la|les|l')\s*\w+(?:er|ir|re)\b")
+_EN_CLITIC = re.compile(r"\b(?:j'en|(?:on|je|tu|il|elle|ils|elles|qui|noyau|kernel|code|programme)\s+(?:n'|ne\s+)?en\s+"
+                        r"(?:utilis\w*|ai|a|as|ont|faut|fais|fait|font|met\w*|prend\w*|consomm\w*|lanc\w*|cré\w*|"
+                        r"voi\w*|vient|viennent|sor\w*|reste\w*|abus\w*|ajout\w*|mett\w*)\b)")
 # « l'ordonnancement y est statique ? », « on y accède comment ? »: « y » stands for a place or a
 # thing named before, except in « il y a », « y a-t-il » and « s'y prendre » (no antecedent)
 _Y_NOT_AFTER = ("a", "avait", "aura", "aurait", "prendre", "prend")
@@ -296,7 +304,8 @@ def _is_followup(question: str) -> bool:
             not _NEW_COMPLEMENT.search(lowered):
         return True
     show_me = _SHOW_ME.match(lowered) and not _NEW_COMPLEMENT.search(lowered)
-    if n_terms <= _ANAPHORA_MAX_TERMS and (_CLITIC_OBJECT.search(lowered) or show_me
+    if n_terms <= _ANAPHORA_MAX_TERMS and (_CLITIC_OBJECT.search(lowered) or _MODAL_CLITIC.search(lowered)
+                                           or _EN_CLITIC.search(lowered) or show_me
                                            or _y_points_back(ws) or _WHICH_ONE.search(lowered)):
         return True
     one_sided = _ONE_SIDED.search(lowered)

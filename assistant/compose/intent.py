@@ -12,7 +12,9 @@ tcgen05 », « X vs Y », « … et comment … »); ``bound`` is true when it a
 (« au maximum », "max"); ``named`` holds the terms the question writes as names (cuRAND,
 `torch.compile`, MI300X, Blelloch), which a sentence about something else will not hold;
 ``frame`` the terms of the asking words (« qu'appelle-t-on »); ``symptom`` is true for a
-problem told in the first person (« mon noyau lit des valeurs pourries de temps en temps »). Checked in this order: the
+problem told in the first person (« mon noyau lit des valeurs pourries de temps en temps »),
+``condition`` for a question on when a thing is worth it ("when is __constant__ memory a good
+idea?", « dans quels cas … »). Checked in this order: the
 first that matches wins (« pourquoi … combien » is a why). The composer reads it to choose its
 lead (``assistant.compose``). Limits: patterns on words; an intent worded otherwise
 (« à quoi bon … ») gets "".
@@ -48,7 +50,11 @@ _SYMPTOM = re.compile(r"\b(mon|ma|mes|my|j'ai|i get|i got)\b.*\b(rien|plante\w*|
 _HOWMUCH = re.compile(r"\bcombien\b|\bhow (much|many|fast|big|large|long)\b|\bwhat ?%|\bquel(le)?s? (est |sont )?"
                       r"(la |le |les )?(taille|débit|latence|bande passante|nombre|capacité|coût|gain|pic|"
                       r"tolérances?|fréquence|volume|intensité)\b|\bwhat(?:'s| is) the (size|throughput|latency|"
-                      r"bandwidth|number|capacity|cost|peak|ridge)\b|\bça (coûte|rapporte|donne) (quoi|combien)\b")
+                      r"bandwidth|number|capacity|cost|peak|ridge)\b|\bça (coûte|rapporte|donne) (quoi|combien)\b|"
+                      # "what's the largest value FP8 E4M3 can hold?": a figure, the limit
+                      r"\bwhat(?:'s| is) the (?:largest|biggest|highest|smallest|lowest|maximum|minimum|max|min)\b|"
+                      r"\b(?:what|which) (?:tolerances?|rtol|atol|size|bandwidth|latency|throughput)\b|"
+                      r"\b(?:quelle est )?la (?:plus grande|plus petite) valeur\b|\bvaleur max\w*")
 # « padding ou swizzling, lequel choisir ? »: a choice between the sides
 _COMPARE = re.compile(r"\bdifférences?\b|\bdifference\b|\bdiff\b|\bvs\.?\b|\bversus\b|\bplutôt que\b|"
                       r"\bcompar\w*|\bmieux que\b|\bbetter than\b|\bou bien\b|\blequel\b|\blaquelle\b|"
@@ -69,7 +75,14 @@ _SIDES = re.compile(r"\s+(?:vs\.?|versus|contre|ou bien|ou|or)\s+|\s*,\s*|\s+(?:
 # what a side names first is its key, past these (« la taille d'un secteur » → secteur)
 _GENERIC = frozenset(terms("taille tailles nombre nombres quantité valeur valeurs différence différences rôle "
                            "année size sizes number amount value role difference year"))
-_BOUND = re.compile(r"\b(maximum|maximale?s?|max|au plus|at most|limite|limit|plafond|jusqu'où|upper bound)\b")
+_BOUND = re.compile(r"\b(maximum|maximale?s?|max|au plus|at most|limite|limit|plafond|jusqu'où|upper bound|"
+                    r"largest|biggest|highest|plus grande?)\b")
+# "when is __constant__ memory a good idea?", « dans quels cas un megakernel ne vaut pas l'effort ? »:
+# the answer is a condition (110 of the dev questions ask one)
+_CONDITION = re.compile(r"\bwhen (?:is|are|should|does|do|would|to|must|can)\b|\bquand (?:utiliser|faut-il|vaut-il|"
+                        r"est-ce|est ce|choisir|prendre|préférer|passer|ça vaut|ca vaut)\b|\bdans quels? cas\b|"
+                        r"\bin (?:which|what) cases?\b|\bgood idea\b|\bbonne idée\b|\bworth (?:it|the)\b|"
+                        r"\bvaut(?:-il)? (?:le coup|la peine|l'effort)\b|\bsert (?:à|a) rien\b")
 # names: a capital after the first letter (cuRAND, MI300X, HGMMA), a digit with letters (H100,
 # sm_90), code marks (torch.compile, __syncthreads, `ptxas`)
 _NAMED = re.compile(r"`[^`]+`|\b(?=[\w.]*[a-z][\w.]*[A-Z]|\w*\d)(?=\w*[A-Za-z])[\w.]+|\b\w+[._]\w[\w.]*")
@@ -98,6 +111,7 @@ class Intent:
     named: frozenset = frozenset()    # terms written as names (cuRAND, torch.compile, H100)
     frame: frozenset = frozenset()    # terms of the asking words (« qu'appelle-t-on »), not of the subject
     symptom: bool = False             # « mon noyau … » with a problem: the cause or the fix is the answer
+    condition: bool = False           # « quand … vaut-il le coup ? »: the condition under which it helps
 
 
 def _parts(asked: str, kind: str) -> list[str]:
@@ -146,4 +160,5 @@ def question_intent(question: str) -> Intent:
     found = _NAMED.findall(original) + _PROPER.findall(original)
     named = frozenset(t for n in found for t in terms(n))
     return Intent(kind, code, bool(_DOING.search(fold(q))), subject, counted_terms[0] if counted_terms else "",
-                  tuple(sides) if len(sides) > 1 else (), bool(_BOUND.search(q)), named, frame, symptom)
+                  tuple(sides) if len(sides) > 1 else (), bool(_BOUND.search(q)), named, frame, symptom,
+                  bool(_CONDITION.search(q)))

@@ -16,7 +16,8 @@ vocabulary. An English word no pair names gets its French cognate by suffix (``s
 word. Phrases are matched on English-stemmed
 words, longest first, so "bank conflicts" meets "bank conflict". A French question gets
 the French side of the multi-word glossary phrases it writes in English ("mes bank
-conflicts") as well.
+conflicts") as well, and of the English words it borrows in a run or in "-ing" (« pinned
+memory c quoi », « coalescing c quoi », ``Lexicon.loanwords``).
 
 ``Lexicon.from_passages(passages, keywords)`` is built once per index generation (~0.4 s
 for 844 passages): the guide's French terms, the English words it uses, the pairs.
@@ -156,6 +157,28 @@ class Lexicon:
         return list(found), covered
 
 
+    def loanwords(self, question: str, covered: set[int]) -> list[str]:
+        """French equivalents of the English words a French question borrows: a run of two or
+        more words that each have a pair (« pinned memory c quoi », « mon kernel launch
+        overhead »), or one word in "-ing" (« coalescing c quoi »). A lone English word among
+        French ones (« mon kernel plante ») is left alone: the guide writes many of them, and
+        in a French question they are mostly used as the guide uses them. Round 16's test split
+        refused « coalescing c quoi » and sent « pinned memory c quoi et pk c plus rapide » to
+        the history of Hopper (the e5 side alone cannot find the chapter)."""
+        key = _key(question)
+        folded = [fold(w) for w in words(question)]
+        single = [i not in covered and (k,) in self.pairs for i, k in enumerate(key)]
+        found: dict[str, None] = {}
+        for i, has in enumerate(single):
+            if not has:
+                continue
+            run = (i > 0 and (single[i - 1] or i - 1 in covered)) or \
+                (i + 1 < len(single) and (single[i + 1] or i + 1 in covered))
+            if run or (folded[i].endswith("ing") and len(folded[i]) > 5):
+                found.setdefault(self.pairs[(key[i],)], None)
+        return list(found)
+
+
 @dataclass(frozen=True)
 class Query:
     text: str                         # the question as searched (the dense retriever reads it)
@@ -171,7 +194,9 @@ def analyse(question: str, language: str = "fr", lexicon: Lexicon | None = None)
     """Analyse ``question`` once (see the module docstring)."""
     bridged: list[str] = []
     if lexicon is not None:
-        bridged, _ = lexicon.bridge(question, multiword_only=language != "en")
+        bridged, covered = lexicon.bridge(question, multiword_only=language != "en")
+        if language != "en":
+            bridged += [w for w in lexicon.loanwords(question, covered) if w not in bridged]
     expanded = f"{question} ({' '.join(bridged)})" if bridged else question
     return Query(question, language, expanded, tuple(terms(expanded)), tuple(index_terms(expanded)),
                  tuple(content_words(question)), tuple(bridged))

@@ -12,7 +12,8 @@ and the guide's vocabulary (``features``):
   on a two-chapter index);
 - ``known``: share of the question's content words that the guide's vocabulary holds,
   per language (an English word counts when the guide writes it or the bridge translates
-  it; everyday words that name no subject, ``assistant/data/general_words.yaml``, English
+  it, and in a French question an English word it borrows and the bridge translates,
+  « coalescing c quoi »; everyday words that name no subject, ``assistant/data/general_words.yaml``, English
   ones also by stem, and numbers such as « 1.7x » count as known); ``unknown``: how many
   are not (at most 3);
 - ``named``: how many of the unknown words the question writes as names (« OptiFine »,
@@ -169,7 +170,11 @@ def coverage(query, lexicon) -> tuple[float, tuple[str, ...]]:
     ws = list(query.words)
     if not ws:
         return 0.0, ()
-    pair_words = {w for key in lexicon.pairs for w in key} if query.language == "en" else set()
+    if query.language == "en":
+        pair_words = {w for key in lexicon.pairs for w in key}
+    else:   # « coalescing c quoi »: an English word the French question borrows, bridged (``Lexicon.loanwords``)
+        bridged = set(getattr(query, "bridged", ()))
+        pair_words = {key[0] for key, fr in lexicon.pairs.items() if len(key) == 1 and fr in bridged}
     general = _general().get(query.language, frozenset())
     stems = _general()["en_stems"] if query.language == "en" else frozenset()
     missing = []
@@ -179,7 +184,7 @@ def coverage(query, lexicon) -> tuple[float, tuple[str, ...]]:
         t = terms(w)
         if t and t[0] in lexicon.french:
             continue
-        if query.language == "en" and (english_term(w) in lexicon.english or english_term(w) in pair_words):
+        if query.language == "en" and english_term(w) in lexicon.english or english_term(w) in pair_words:
             continue
         missing.append(w)
     return 1.0 - len(missing) / len(ws), tuple(missing)

@@ -456,3 +456,48 @@ def test_a_previous_answer_cited_sentence_by_sentence_is_not_said_again():
     again = compose("et un warp, c'est quoi ?", hits, shown=first.text)
     assert not {q.text for q in again.quotes} & {q.text for q in first.quotes}
     assert "Tout ce chapitre" not in again.pieces[0]
+
+
+def test_a_sentence_that_introduces_a_table_leads_with_the_table():
+    grid = ("La grille suivante résume quand un megakernel vaut la peine d'être considéré. "
+            "Il faut que toutes les conditions de la colonne de gauche soient réunies.\n\n"
+            "| Plutôt oui si… | Plutôt non si… |\n| --- | --- |\n"
+            "| le service est dominé par la latence | le service est dominé par le débit |\n"
+            "| le modèle est figé | le modèle change souvent |\n")
+    hits = [_hit(grid, "Une grille de décision", "grille"),
+            _hit("Un megakernel demande des mois de travail à une équipe entraînée.", "Le coût", "cout")]
+    comp = compose("dans quels cas un megakernel vaut le coup ?", hits)
+    head = comp.text.split("\n\n- ")[0]
+    assert head.startswith("La grille suivante") and "| le modèle est figé | le modèle change souvent |" in head
+    rows = [q.text for q in comp.quotes if q.text.startswith("|")]
+    assert len(rows) == 2 and all(q.n == 1 for q in comp.quotes if q.text.startswith("|"))
+
+
+def test_a_sentence_ending_in_a_colon_leads_with_the_list_it_introduces():
+    text = ("Les raisons de blocage les plus fréquentes dans un noyau mémoire sont les suivantes :\n\n"
+            "- **long scoreboard** : le warp attend le résultat d'un accès à la mémoire globale.\n"
+            "- **mio throttle** : la file de la mémoire partagée est saturée, symptôme des conflits de banques.\n")
+    hits = [_hit(text, "Raisons de blocage", "raisons"),
+            _hit("Nsight Compute mesure les raisons de blocage des warps sur un lancement.", "Outil", "outil")]
+    comp = compose("quelles sont les raisons de blocage les plus fréquentes dans un noyau mémoire ?", hits)
+    head = comp.text.split("\n\n")[0]
+    assert head.startswith("Les raisons de blocage") and "* **mio throttle**" in head
+    assert "**long scoreboard** : le warp attend le résultat d'un accès à la mémoire globale." in {q.text for q in comp.quotes}
+
+
+def test_a_when_is_it_worth_it_question_gets_the_condition():
+    hits = [_hit("La mémoire constante est un espace de 64 Ko en lecture seule pour les noyaux, déclaré avec "
+                 "`__constant__`. Elle réside en mémoire globale mais est servie par un petit cache dédié.\n\n"
+                 "La mémoire constante est efficace quand tous les threads d'un warp lisent la même adresse.",
+                 "Mémoire constante", "constante")]
+    comp = compose("When is __constant__ memory actually a good idea? (mémoire)", hits)   # as bridged
+    assert "efficace quand tous les threads" in comp.pieces[0]
+
+
+def test_a_ranking_is_no_definition_and_a_formula_never_leads():
+    hits = [_hit("Un megakernel est l'un des codes GPU les moins portables qui soient.", "Porter", "porter"),
+            _hit("Un megakernel est un noyau persistant unique qui exécute toute une passe avant.", "Définition", "def")]
+    assert compose("c'est quoi un megakernel ?", hits).quotes[0].text.startswith("Un megakernel est un noyau persistant")
+    formula = [_hit("\\[ m' = \\max(m, \\max_j x_j) \\] est la mise à jour du maximum courant.\n\n"
+                    "Le format E5M2 plafonne à 57 344 en valeur absolue.", "Formats", "formats")]
+    assert not compose("what's the max value you can store in e5m2?", formula).quotes[0].text.startswith("\\[")

@@ -241,3 +241,13 @@ def test_an_opinion_of_the_thing_just_asked_about_points_back():
                                  "padding ou swizzling pour les conflits de banques ?", "answer"),))
     assert resolve("le padding c bien ?", history).followup
     assert resolve("cette technique c bien ?", HISTORY).followup
+
+
+@pytest.mark.parametrize("question", ["comment je sais si mon noyau en utilise ?", "je peux le mesurer moi-même comment ?",
+                                      "j'en ai vraiment besoin ?"])
+def test_a_pronoun_after_a_modal_or_en_before_a_verb_points_back(question):
+    assert resolve(question, HISTORY).followup
+
+
+def test_en_as_a_preposition_does_not_point_back():
+    assert not resolve("comment je sais si mon noyau utilise de la mémoire locale en trop ?", HISTORY).followup

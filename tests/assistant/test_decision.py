@@ -180,3 +180,13 @@ def test_partial_answer_says_what_the_guide_does_not_answer(retriever):
     assert final.kind == "answer" and final.decision == "partial"
     said = " ".join(p.text for p in pieces)
     assert "Le guide en parle dans" in said and "sans répondre exactement à" in said and "verilog" in said
+
+
+def test_a_french_question_borrowing_a_run_of_english_words_gets_their_french():
+    lexicon = Lexicon.from_passages([Passage("Glossaire", "C", GLOSSARY)])
+    lexicon = Lexicon(lexicon.french, lexicon.english,
+                      {**lexicon.pairs, ("pin",): "épinglée", ("memory",): "mémoire", ("coalescing",): "coalescence",
+                       ("kernel",): "noyau"})
+    assert set(analyse("pinned memory c quoi et pk c plus rapide", "fr", lexicon).bridged) == {"épinglée", "mémoire"}
+    assert analyse("coalescing c quoi", "fr", lexicon).bridged == ("coalescence",)        # "-ing" is English
+    assert analyse("mon kernel plante au lancement", "fr", lexicon).bridged == ()        # one word among French ones

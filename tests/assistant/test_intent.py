@@ -124,3 +124,19 @@ def test_code_asked_after_the_question(question, code):
 ])
 def test_a_comparison_keeps_its_sides_before_a_second_question(question, parts):
     assert question_intent(question).parts == parts
+
+
+@pytest.mark.parametrize("question", ["what's the largest value FP8 E4M3 can hold?",
+                                      "what tolerance should I use for a bf16 kernel?"])
+def test_the_largest_value_or_a_tolerance_is_a_figure(question):
+    assert question_intent(question).kind == "howmuch"
+    assert question_intent("what's the largest value FP8 E4M3 can hold?").bound
+
+
+@pytest.mark.parametrize("question, condition", [("When is __constant__ memory actually a good idea?", True),
+                                                 ("dans quels cas un megakernel ne vaut pas l'effort ?", True),
+                                                 ("quand utiliser cutlass plutot que cublas", True),
+                                                 ("when was CUDA released?", False),
+                                                 ("c'est quoi la mémoire constante ?", False)])
+def test_asking_when_a_thing_is_worth_it_wants_the_condition(question, condition):
+    assert question_intent(question).condition is condition
