@@ -133,7 +133,9 @@ _POSSESSIVES = frozenset("son sa ses leur leurs its their".split())   # « quell
 _ELLIPTICAL_STARTS = frozenset("avec sans en sur sous pour dans à au aux par ou "
                                "with without on in for under".split())
 _QUESTION_WORDS = frozenset("qu quel quelle quels quelles comment pourquoi combien quand où "
-                            "que qui quoi koi ckoi kesako kézako est-ce what why how which when where who".split())
+                            "que qui quoi koi ckoi kesako kézako est-ce what why how which when where who "
+                            # "whats NCCL": the apostrophe left out (dev: 2 new questions read as follow-ups)
+                            "whats wats hows whys".split())
 # a request that names its subject is a question of its own (« explique-moi la quantification »),
 # one that only asks for more (« explique davantage », "explain in more detail") is not
 _REQUESTS = frozenset("explique expliquez explain décris décrivez describe définis define".split())
@@ -242,6 +244,12 @@ def _demonstrative_points_back(lowered: str, ws: list[str], n_terms: int) -> boo
     # named just before it (dev9: 2 new questions of 22 read as follow-ups); not after a question
     # word, a preposition, a request or a participle: « combien de mémoire ça prend ? », « appliquée
     # au H100, ça donne combien ? », « montre le code avec ça » point back (4 dev follow-ups)
+    # "speculative decoding how does it work": the same for "it", "this", "that" after a subject and
+    # before the question word (dev: 1 new question of 22 read as a follow-up)
+    subject_first = ws[at] in ("it", "this", "that") and any(w in _QUESTION_WORDS for w in ws[:at]) and \
+        ws[0] not in _QUESTION_WORDS and terms(" ".join(ws[:next(i for i, w in enumerate(ws) if w in _QUESTION_WORDS)]))
+    if subject_first and ws[0] not in _ELLIPTICAL_STARTS and ws[0] not in _REQUESTS | _SHOWING:
+        return False
     if ws[at] in ("ça", "ca", "cela") and terms(" ".join(before)) and before[0] not in _QUESTION_WORDS and \
             before[0] not in _ELLIPTICAL_STARTS and before[0] not in _REQUESTS | _SHOWING and \
             not before[0].endswith(("é", "ée", "és", "ées")):

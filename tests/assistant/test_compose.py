@@ -501,3 +501,13 @@ def test_a_ranking_is_no_definition_and_a_formula_never_leads():
     formula = [_hit("\\[ m' = \\max(m, \\max_j x_j) \\] est la mise à jour du maximum courant.\n\n"
                     "Le format E5M2 plafonne à 57 344 en valeur absolue.", "Formats", "formats")]
     assert not compose("what's the max value you can store in e5m2?", formula).quotes[0].text.startswith("\\[")
+
+
+def test_a_what_question_whose_lead_does_not_define_gets_the_definition():
+    hits = [_hit("La loi de Little vaut pour tous les niveaux : le même raisonnement s'applique à la mémoire partagée "
+                 "ou au cache L2 de la mémoire du GPU. Elle transforme une question vague en une question chiffrée.",
+                 "Tous les niveaux", "niveaux"),
+            _hit("La loi de Little dit que, dans un système stable, le nombre de requêtes en cours est égal au débit "
+                 "multiplié par la latence.", "La loi", "loi")]
+    comp = compose("what is Little's law and how does it apply to GPU memory? (loi mémoire)", hits)
+    assert "le nombre de requêtes en cours est égal au débit" in comp.pieces[0]

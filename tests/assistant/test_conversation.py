@@ -251,3 +251,12 @@ def test_a_pronoun_after_a_modal_or_en_before_a_verb_points_back(question):
 
 def test_en_as_a_preposition_does_not_point_back():
     assert not resolve("comment je sais si mon noyau utilise de la mémoire locale en trop ?", HISTORY).followup
+
+
+@pytest.mark.parametrize("question", ["whats NCCL", "speculative decoding how does it work"])
+def test_a_subject_named_before_its_question_word_is_a_new_question(question):
+    assert not resolve(question, HISTORY).followup
+
+
+def test_how_does_it_work_alone_points_back():
+    assert resolve("how does it work?", HISTORY).followup
