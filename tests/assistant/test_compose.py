@@ -511,3 +511,17 @@ def test_a_what_question_whose_lead_does_not_define_gets_the_definition():
                  "multiplié par la latence.", "La loi", "loi")]
     comp = compose("what is Little's law and how does it apply to GPU memory? (loi mémoire)", hits)
     assert "le nombre de requêtes en cours est égal au débit" in comp.pieces[0]
+
+
+def test_a_why_led_by_its_effect_gets_the_cause_from_the_same_section():
+    # the cause scores under a point's share of the lead: it joins the opening all the same
+    hits = [_hit("Sur le H200, la seule colonne de padding divise par 2,0 le temps de la transposition CUDA tuilée. "
+                 "Sans padding, Nsight Compute compte 263,9 millions de conflits pour la transposition tuilée.\n\n"
+                 "Lire une colonne du tableau `float tile[32][32]` provoque un conflit à 32 voies, parce que les 32 "
+                 "éléments tombent tous dans la même banque.\n\n"
+                 "Le programme complet de la transposition CUDA tuilée compte aussi les octets de la colonne.\n\n"
+                 "La version tuilée de la transposition CUDA lit la tuile par colonne avec padding.",
+                 "Le padding", "padding"),
+            _hit("La transposition Triton n'a pas besoin de padding explicite.", "Triton", "triton")]
+    comp = compose("pourquoi la transposition en CUDA a besoin d'une colonne de padding en plus dans la tuile", hits)
+    assert "parce que les 32 éléments tombent tous dans la même banque" in comp.pieces[0]
