@@ -289,6 +289,12 @@ def _is_followup(question: str) -> bool:
     lowered = question.lower().replace("’", "'").lstrip("«\"' ")
     if lowered.startswith(_CONNECTORS):
         return True
+    # "what's local memory on a GPU? is it fast?": the second question's « it » is the first
+    # one's subject; a message is read by its first question when that one names a subject
+    # (dev18: 1 of its 22 new questions read as a follow-up)
+    first, mark, rest = lowered.partition("?")
+    if mark and words(rest) and terms(first) and not _is_followup(first):
+        return False
     ws = words(lowered)
     if not ws:
         return False

@@ -525,3 +525,14 @@ def test_a_why_led_by_its_effect_gets_the_cause_from_the_same_section():
             _hit("La transposition Triton n'a pas besoin de padding explicite.", "Triton", "triton")]
     comp = compose("pourquoi la transposition en CUDA a besoin d'une colonne de padding en plus dans la tuile", hits)
     assert "parce que les 32 éléments tombent tous dans la même banque" in comp.pieces[0]
+
+
+def test_an_announcement_is_given_by_the_paragraphs_that_open_on_their_rank():
+    text = ("Le chaînage de pointeurs désigne un parcours où l'adresse suivante dépend de la précédente : une liste "
+            "chaînée, un arbre. Ce motif cumule deux handicaps sur GPU.\n\n"
+            "Le premier handicap est la latence. Chaque étape attend un accès mémoire de plusieurs centaines de cycles.\n\n"
+            "Le second handicap est la coalescence. Les threads voisins lisent des adresses éloignées.")
+    comp = compose("pourquoi les listes chaînées marchent mal sur GPU ?", [_hit(text, "Chaînage", "chainage")])
+    opening = comp.pieces[0]
+    assert "Le premier handicap est la latence." in opening and "Le second handicap est la coalescence." in opening
+    assert all(q.n == 1 for q in comp.quotes)

@@ -260,3 +260,8 @@ def test_a_subject_named_before_its_question_word_is_a_new_question(question):
 
 def test_how_does_it_work_alone_points_back():
     assert resolve("how does it work?", HISTORY).followup
+
+
+def test_a_message_is_read_by_its_first_question_when_that_one_names_a_subject():
+    assert not resolve("what's local memory on a GPU? is it fast?", HISTORY).followup
+    assert resolve("comment on l'évite ? avec du padding ?", HISTORY).followup
