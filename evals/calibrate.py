@@ -7,7 +7,7 @@ features, and two cut points on its probability, both chosen inside each trainin
 so that the cross-validated figures measure the whole recipe:
 
 - ``refuse_below`` (French) and ``refuse_below_en`` (English) are the highest cuts that
-  keep the training fold's in-scope refusals of that language within ``BUDGET`` (1.5 %
+  keep the training fold's in-scope refusals of that language within ``BUDGET`` (1 %
   each): the operating point is set by the in-scope refusals a learner meets,
   not by balancing precision and recall (an in-scope question refused costs more than a
   near-topic one answered from the nearest sections);
@@ -56,7 +56,12 @@ PARTIAL_SHARE = 0.05
 # Refitted with the fourth and fifth rounds in dev (1713 / 630): k-fold in-scope refused 1.3 %,
 # out of scope 0.938, near 0.884, precision 0.963; by-set 1.5 % (worst set, dev4: 2.6 %, English
 # 3.7 %, precision 0.945): within every goal again, the budget stays.
-BUDGET = {"fr": 0.015, "en": 0.015}
+# Refitted with rounds 16 and 17 in dev (5223 / 2272): at 1.5 % the round-17 set held out refused
+# 3.3 % of its in-scope questions (its test run: 3.7 %), over the 3 % goal; 1.25 % / 1 % give k-fold
+# in-scope refused 1.2 % / 1.0 %, out of scope 0.956 / 0.947, near 0.917 / 0.900, precision 0.971 /
+# 0.976, by-set 1.2 % / 1.0 % (round 17 held out: 3.0 % / 3.0 %, round 16: 1.9 % / 1.1 %): 1 %
+# keeps the near-topic goal (0.85) with margin and buys it for the in-scope one.
+BUDGET = {"fr": 0.01, "en": 0.01}
 USED = FEATURES
 
 
