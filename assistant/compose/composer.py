@@ -499,6 +499,10 @@ def _section_candidates(rank: int, hit, intent: str, seen: set[str]) -> list[_Ca
                 c.lead_ok = c.point_ok = False
         else:
             _with_context(c, *where[position], flat)
+            if c.text != s and _POINTS_AHEAD.search(c.text[:c.text.find(s)]):   # 21 dev answers had one
+                # « La grille suivante résume … Il faut que … »: quoted with its context, it points at a
+                # table the answer does not show (the table lead says it, ``_introduced``)
+                c.lead_ok = c.point_ok = False
         # « Ce motif cumule deux handicaps sur GPU. » with the handicaps: the causes a « pourquoi » asks
         c.cause = bool(_CAUSE.search(c.text)) or bool(n and c.text != s and _REASONS.search(s))
         c.contrast = bool(_CONTRAST.search(c.text))

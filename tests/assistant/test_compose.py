@@ -536,3 +536,13 @@ def test_an_announcement_is_given_by_the_paragraphs_that_open_on_their_rank():
     opening = comp.pieces[0]
     assert "Le premier handicap est la latence." in opening and "Le second handicap est la coalescence." in opening
     assert all(q.n == 1 for q in comp.quotes)
+
+
+def test_a_sentence_quoted_with_a_context_that_points_at_a_table_is_no_point():
+    text = ("La grille suivante résume la décision. Il faut que toutes les conditions soient réunies pour qu'un "
+            "megakernel vaille l'effort de son écriture.\n\n"
+            + "| Plutôt oui si… | Plutôt non si… |\n| --- | --- |\n" + "| petit batch | grand batch |\n" * 12)
+    hits = [_hit(text, "Une grille de décision", "grille"),
+            _hit("Un megakernel demande l'effort d'une équipe entraînée.", "Le coût", "cout")]
+    comp = compose("un megakernel vaut-il l'effort de son écriture ?", hits)
+    assert "Il faut que toutes les conditions" not in comp.text.split("Pour approfondir")[0]
