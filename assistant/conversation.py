@@ -246,9 +246,9 @@ def _demonstrative_points_back(lowered: str, ws: list[str], n_terms: int) -> boo
     # au H100, ça donne combien ? », « montre le code avec ça » point back (4 dev follow-ups)
     # "speculative decoding how does it work": the same for "it", "this", "that" after a subject and
     # before the question word (dev: 1 new question of 22 read as a follow-up)
-    subject_first = ws[at] in ("it", "this", "that") and any(w in _QUESTION_WORDS for w in ws[:at]) and \
-        ws[0] not in _QUESTION_WORDS and terms(" ".join(ws[:next(i for i, w in enumerate(ws) if w in _QUESTION_WORDS)]))
-    if subject_first and ws[0] not in _ELLIPTICAL_STARTS and ws[0] not in _REQUESTS | _SHOWING:
+    asked_at = next((i for i, w in enumerate(ws[:at]) if w in _QUESTION_WORDS), 0)
+    if ws[at] in ("it", "this", "that") and asked_at and terms(" ".join(ws[:asked_at])) and \
+            ws[0] not in _ELLIPTICAL_STARTS and ws[0] not in _REQUESTS | _SHOWING:
         return False
     if ws[at] in ("ça", "ca", "cela") and terms(" ".join(before)) and before[0] not in _QUESTION_WORDS and \
             before[0] not in _ELLIPTICAL_STARTS and before[0] not in _REQUESTS | _SHOWING and \

@@ -407,7 +407,8 @@ def _never_leads(s: str) -> bool:
 
 def _introduced(text: str, tables) -> dict[str, tuple[str, tuple[str, ...]]]:
     """The tables of a section that a sentence introduces right before them (« La grille
-    suivante résume quand un megakernel vaut la peine d'être considéré. », « … comme suit : »),
+    suivante résume quand un megakernel vaut la peine d'être considéré. »; a sentence ending in
+    « : » is never quotable, ``ingest.sentences.paragraphs``),
     keyed by the text before the table, spaces normalised; at most ``_MAX_TABLE_ROWS`` rows."""
     out = {}
     for header, rows in tables:
@@ -455,7 +456,7 @@ def _section_candidates(rank: int, hit, intent: str, seen: set[str]) -> list[_Ca
         paragraph, j = where[position][0][where[position][1]], where[position][2]
         tail = paragraph[j:j + _MAX_INTRO]      # « La grille suivante résume … Il faut que … » ¶ table
         table = None
-        if (_POINTS_AHEAD.search(s) or s.rstrip().endswith(":")) and not (_META.match(s) or _UNSHOWN.search(s)) \
+        if _POINTS_AHEAD.search(s) and not (_META.match(s) or _UNSHOWN.search(s)) \
                 and len(tail) == len(paragraph) - j:
             table = next((t for before, t in introduced.items() if before.endswith(normalise_space(" ".join(tail)))),
                          None)
