@@ -151,6 +151,17 @@ _TRAILING_BACK = frozenset("alors ça cela that this it them those then "
                            # "why would I need to flush the L2 tho": a closing "tho" answers back
                            # (dev13: 2 of its 8 missed conversations)
                            "tho though".split())
+# « je devrais commencer direct avec ? »: a closing preposition has lost its object, the thing
+# just answered, in a short question (dev: 1 of its 1,280 labelled second messages; the 4 dev
+# questions of 5,229 that end on one and name more, « … qu'a gagné orca avec », stand alone)
+_LOST_OBJECT = frozenset("avec dessus dessous with".split())
+# « je peux commencer qd même ? », "can I start anyway?": going on despite what was just said;
+# « pk le 2e est limité par la mémoire ? », "why is the latter slower?": one of the things just
+# answered, by its rank
+_DESPITE = re.compile(r"\b(?:quand|qd) m[eê]me\s*\W*$|\banyway\s*\W*$")
+_BY_RANK = re.compile(r"\b(?:le|la|les) (?:1er|1re|1ère|2e|2ème|2nd|2nde|3e|premier|première|deuxième|second|seconde|"
+                      r"dernier|dernière|troisième)\b(?!\s+(?:\w+\s+){0,1}(?:de|du|des|d')\b)|"
+                      r"\bthe (?:latter|former|second|first|last|third)\b(?!\s+(?:\w+\s+){0,1}of\b)")
 # « autre question : … », « sinon, la mémoire unifiée ça sert à quoi ? », "unrelated, but …": the
 # user says the subject changes; the marker is dropped from what is searched (on dev3, kept as
 # typed, the marker pulled one of its 70 answers to the wrong chapter; « sinon » counts only
@@ -298,10 +309,14 @@ def _is_followup(question: str) -> bool:
     ws = words(lowered)
     if not ws:
         return False
-    if len(ws) > 2 and ws[-1] in _TRAILING_BACK:
+    if len(ws) > 2 and ws[-1] in _TRAILING_BACK or _DESPITE.search(lowered):
         return True
     n_terms = len(terms(" ".join(w for w in ws if w not in _POLITE and w not in _COMPARATIVES)))
+    if len(ws) > 2 and ws[-1] in _LOST_OBJECT and n_terms <= _SHORT:
+        return True
     if n_terms <= _SHORT and _AND_NOT.match(lowered):
+        return True
+    if n_terms <= _ANAPHORA_MAX_TERMS and _BY_RANK.search(lowered):
         return True
     if _WHY_SO_MUCH.match(lowered):
         return True                       # « pourquoi autant ?? d'où viennent les 16 » (dev13)

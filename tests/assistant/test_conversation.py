@@ -127,6 +127,20 @@ def test_carrying_on_and_a_closing_one_are_followups(question):
     assert r.followup and r.query.startswith(FIRST)
 
 
+@pytest.mark.parametrize("question", ["je devrais commencer direct avec ?", "je peux commencer qd même ?",
+                                      "pk le 2e est limité par la mémoire ?", "why is the latter slower?"])
+def test_a_lost_object_going_on_anyway_and_a_rank_are_followups(question):
+    r = resolve(question, HISTORY)
+    assert r.followup and r.query.startswith(FIRST)
+
+
+@pytest.mark.parametrize("question", ["c'est quoi le continuous batching et qu'est-ce qu'orca a gagné avec",
+                                      "le premier chapitre du guide parle de quoi ?",
+                                      "what is the first step of profiling?"])
+def test_a_closing_preposition_or_a_rank_with_its_own_subject_is_new(question):
+    assert not resolve(question, HISTORY).followup
+
+
 @pytest.mark.parametrize("question, searched", [
     ("Autre question : c'est quoi un warp ?", "c'est quoi un warp ?"),
     ("rien à voir, mais combien de banques a la mémoire partagée ?", "combien de banques a la mémoire partagée ?"),

@@ -84,6 +84,8 @@ def test_cognates_are_words_the_guide_writes(word, french):
     ("what is the stress-energy tensor in general relativity?", True),
     ("Les lois de Kepler, expliquées simplement ?", True),
     ("Quelle est la taille du noyau d'un atome ?", True),
+    ("c koi la fission du noyau atomique ?", True),
+    ("code d'un noyau persistant qui pioche ses tuiles dans un compteur atomique stp", False),
     ("Pourquoi mon noyau Triton accumule-t-il mal avec des atomiques ?", False),   # Triton clears « noyau »
     ("How do tensor cores work on Hopper?", False),
     ("Comment Pascal gère-t-il la mémoire unifiée ?", False),

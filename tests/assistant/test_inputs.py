@@ -46,6 +46,12 @@ def test_too_long_names_the_length_and_the_limit():
     ("What is a warp?".encode("utf-8"), "en"),
     ("whats a cuda stream", "en"),
     ("c koi un warp", "fr"),
+    # no function word: the everyday words decide
+    ("explain memory coalescing pls", "en"),
+    ("MI300X vs H100: memory, bandwidth, BF16, side by side please", "en"),
+    ("coalescence vs alignement, différence ?", "fr"),
+    # a quoted error message is not the question's language
+    ("mon programme plante avec « no kernel image is available for execution on the device »", "fr"),
 ])
 def test_valid_questions_pass_with_their_language(raw, language):
     checked = check_question(raw)
