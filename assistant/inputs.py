@@ -10,12 +10,10 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
-
-import yaml
 
 from ingest.analyzer import words
 from ingest.anchors import fold
+from assistant.data import general_words
 from assistant.typography import fr_number
 
 # A question, not a document: 2,000 characters is about 500 tokens, the most the
@@ -35,15 +33,15 @@ _FR_MARKERS = frozenset("le la les un une des est sont pourquoi comment quel que
                         "entre faut peut c koi pk ya jsp chui jsuis ca ça je tu".split())
 # a message quoted in the question (« no kernel image is available for … ») is not its language
 _QUOTED = re.compile(r"«[^»]*»|\"[^\"]*\"|`[^`]*`|“[^”]*”")
-_GENERAL_FILE = Path(__file__).parent / "data" / "general_words.yaml"
 _ACCENTED = re.compile(r"[éèêëàâçîïôûùœ]")
 
 
 @lru_cache(maxsize=1)
 def _everyday() -> tuple[frozenset[str], frozenset[str]]:
-    """The English and French everyday words of ``general_words.yaml``, less the ones both share."""
-    data = yaml.safe_load(_GENERAL_FILE.read_text(encoding="utf-8"))
-    en, fr = frozenset(data["en"].split()), frozenset(fold(w) for w in data["fr"].split())
+    """The English and French everyday words (``assistant.data.general_words``), less the ones
+    both share; the French ones folded."""
+    data = general_words()
+    en, fr = frozenset(data.get("en", ())), frozenset(fold(w) for w in data.get("fr", ()))
     return en - fr, fr - en
 
 
@@ -86,7 +84,7 @@ def language(text: str) -> str:
     if not en and not fr:
         # no function word at all ("explain memory coalescing pls", "MI300X vs MI350X specs: CUs,
         # memory, bandwidth?"): the everyday words decide. On the 7,471 labelled dev questions,
-        # 72 were misread (70 of them English read as French), 11 with this and the quotes set aside
+        # 72 were misread (70 of them English read as French), 10 with this and the quotes set aside
         # (an accented word is French whatever its folded form: « différence » is not "difference")
         en_words, fr_words = _everyday()
         en = sum(w in en_words for w in ws)

@@ -43,6 +43,7 @@ from pathlib import Path
 
 import yaml
 
+from assistant.data import general_words
 from assistant.paths.checks import CLASH, claimed_against, conflicts, guard, resolve_clash
 from assistant.paths.choice import SIM_MIN, PrototypeMatcher, direct_choice, normalise
 from assistant.paths.read.clauses import Rules, clean
@@ -456,7 +457,9 @@ def _lower_first(label: str) -> str:
     return label[:1].lower() + label[1:]
 
 
-_GENERAL_WORDS = Path(__file__).parents[1] / "data" / "general_words.yaml"
+def _everyday_texts() -> list[str]:
+    """The everyday words of ``assistant/data/general_words.yaml``, one text per language."""
+    return [" ".join(ws) for ws in general_words().values()]
 
 
 def _ordinary_words(corpus_dir: Path) -> frozenset[str]:
@@ -467,9 +470,8 @@ def _ordinary_words(corpus_dir: Path) -> frozenset[str]:
     words: set[str] = set()
     for path in sorted(Path(corpus_dir).glob("*/*.md")):
         words.update(re.findall(r"[a-z]{5,}", normalise(path.read_text(encoding="utf-8"))))
-    if _GENERAL_WORDS.exists():
-        for text in (yaml.safe_load(_GENERAL_WORDS.read_text(encoding="utf-8")) or {}).values():
-            words.update(re.findall(r"[a-z]{5,}", normalise(str(text))))
+    for text in _everyday_texts():
+        words.update(re.findall(r"[a-z]{5,}", normalise(text)))
     return frozenset(words)
 
 
@@ -477,8 +479,7 @@ def _guide_words(corpus_dir: Path) -> frozenset[str]:
     """Every plain word of the guide's chapters and of the everyday words, whatever its length,
     folded: the lexicon a prerequisite's clause must stay within to be read as affirming."""
     texts = [path.read_text(encoding="utf-8") for path in sorted(Path(corpus_dir).glob("*/*.md"))]
-    if _GENERAL_WORDS.exists():
-        texts += [str(t) for t in (yaml.safe_load(_GENERAL_WORDS.read_text(encoding="utf-8")) or {}).values()]
+    texts += _everyday_texts()
     return frozenset(w for text in texts for w in re.findall(r"[a-z]+", normalise(text)))
 
 

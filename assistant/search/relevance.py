@@ -54,12 +54,12 @@ from typing import Sequence
 
 import yaml
 
+from assistant.data import general_words
 from ingest.analyzer import english_term, normalise, terms
 from ingest.anchors import fold
 
 MODEL_FILE = Path(__file__).parents[1] / "data" / "refusal.yaml"
 _TRAPS_FILE = Path(__file__).parents[1] / "data" / "traps.yaml"
-_GENERAL_FILE = Path(__file__).parents[1] / "data" / "general_words.yaml"
 FEATURES = ("dense", "bm25", "agree", "known", "unknown", "trap", "english", "named", "known_en", "dense_en")
 # « 1.7x », « 0.01 ms », « 3x » name no subject: counted as covered, like everyday words
 _NUMBER = re.compile(r"^\d[\d.,]*(x|%|ms|us|µs|s|ns|go|gb|mo|mb|ko|kb|k|m|b)?$")
@@ -148,8 +148,7 @@ def trap_sense(question: str) -> bool:
 
 @lru_cache(maxsize=1)
 def _general() -> dict[str, frozenset[str]]:
-    data = yaml.safe_load(_GENERAL_FILE.read_text(encoding="utf-8"))
-    out = {lang: frozenset(fold(w) for w in text.split()) for lang, text in data.items()}
+    out = {lang: frozenset(fold(w) for w in ws) for lang, ws in general_words().items()}
     # English words also by stem: "moves", "finishes" are as general as "move", "finish"
     out["en_stems"] = frozenset(english_term(w) for w in out.get("en", ()))
     return out
