@@ -30,7 +30,12 @@ HISTORY = Conversation((Turn(FIRST, FIRST, "answer", ("performance-07",), "…")
                                       "en quoi c'est différent de CUTLASS ?", "quelle différence avec la version naïve ?",
                                       "how does it compare to cuBLAS?", "which one is better?", "lequel est le plus rapide ?",
                                       "what is the speedup?", "explique davantage", "explain in more detail",
-                                      "give me a worked example", "montre-moi un exemple de code"])
+                                      "give me a worked example", "montre-moi un exemple de code",
+                                      "y a un moyen de trouver les autres endroits de mon code qui font ce genre de synchro ?",
+                                      "y a une version python de ce truc ?", "qui fait ça dans mon code ?",
+                                      "what's the next step to go faster?",
+                                      "wait, wasn't there a paper saying they are harmful?",
+                                      "concrètement dans un pipeline à S étages, l'itération i attend avec quelle parité ?"])
 def test_followups_carry_the_previous_topic(question):
     r = resolve(question, HISTORY)
     assert r.followup and r.how == "rule"
@@ -60,7 +65,9 @@ def test_followups_carry_the_previous_topic(question):
                                       "Triton vs CUDA, lequel choisir pour débuter ?",
                                       "donne-moi le code d'une réduction en Triton",
                                       "explique-moi la quantification", "explain FlashAttention to me",
-                                      "what speedup does FlashAttention give over the naive attention?"])
+                                      "what speedup does FlashAttention give over the naive attention?",
+                                      "ThunderKittens c'est quoi ce nom ?", "Que promet ce guide ?",
+                                      "nccl ça sert à quoi ?"])
 def test_standalone_questions_stay_as_they_are(question):
     assert resolve(question, HISTORY) == resolve(question, None)
     assert not resolve(question, HISTORY).followup

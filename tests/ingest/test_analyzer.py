@@ -89,3 +89,9 @@ def test_paragraphs_group_the_sentences_that_follow_each_other():
     assert groups[2] == ["Un autre paragraphe commence ici et il continue."]
     assert groups[3] == ["Puis une phrase après le fragment."]
     assert [s for g in groups for s in g] == sentences(text)
+
+
+def test_pytorch_format_names_are_the_guides_terms():
+    # the tolerance table's row says « BF16 »; learners write PyTorch's "bfloat16"
+    assert terms("bfloat16 tensors") == terms("BF16 tensors")
+    assert terms("float32 ou float16") == terms("FP32 ou FP16")
