@@ -78,21 +78,27 @@ chapter and section titles), the mix fitted on the dev questions (``evals.fit_re
 points are still chosen by rule score. Without one, matching is lexical only, so a question
 worded far from the guide gets the opening sentences of the best sections rather than the
 best sentence.
+
+The candidates of each section (sentences with their context, table rows, introduced tables
+and lists, merged announcements) are built by ``assistant.compose.candidates``; the sentence
+patterns both read (announcements, causes, figures …) live in ``assistant.compose.patterns``.
+This module scores them against the question, picks the lead and the points, and writes the answer.
 """
 from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Sequence
 
 from ingest.analyzer import normalise_space, terms
-from ingest.anchors import fold
-from ingest.sentences import paragraphs
 from assistant.answer_records import Citation, Quote
-from assistant.compose.blocks import section_blocks
+from assistant.compose.candidates import Candidate, section_candidates
 from assistant.compose.code import answer_code
 from assistant.compose.intent import Intent, question_intent
+from assistant.compose.patterns import (META, ANAPHOR_START, DEMONSTRATIVE_WORDS, DEMONSTRATIVE,
+                                       SHORT_WORDS, POINTS_AHEAD, UNSHOWN, CAUSE, CONTRAST, FIGURE,
+                                       announced, followed_by, never_quoted, never_leads)
 from assistant.compose.rerank import LeadReranker
 
 # Measured on the 145 in-scope eval questions, 69 chapters (gold chapter cited):
@@ -126,22 +132,6 @@ _COUNT_BONUS = 0.3     # « combien de SM » and a sentence that writes « 132 S
 _ROW_WEIGHT = 0.85     # a table row against a sentence that matches as well: the sentence reads better
 _OTHER_CELL_PENALTY = 0.7
 _MAX_ROWS = 2          # table rows in one answer
-_MAX_MERGED = 4        # « … par trois signaux. » + at most this many sentences that give them
-_RANKED_WORDS = 140    # an announcement with the two opening sentences of each ranked paragraph
-# (« Ce motif cumule deux handicaps » ¶ « Le premier handicap … » ¶ « Le second … »; with the
-# opening that stops before an announcement it cannot give, judged blind on 30 of the 105 dev
-# heads they change: 10 answer before, 14 after)
-_REASONS = re.compile(r"\b(?:raisons?|causes?|handicaps?|problèmes?|obstacles?|coûts?|limites?|pièges?|"
-                      r"défauts?|inconvénients?|freins?)\b", re.I)
-_ORDINAL = re.compile(r"^(?:Premièrement|Deuxièmement|Troisièmement|Quatrièmement|D'abord|Ensuite|Enfin|"
-                      r"(?:Le|La|Un|Une) (?:premier|première|second|seconde|deuxième|troisième|quatrième|dernier|"
-                      r"dernière)|(?:Le|La) \w+ (?:premier|première|second|seconde|deuxième|troisième))\b")
-_MAX_INTRO = 3         # sentences from the one that points at a table to the table
-_MAX_ITEMS, _MAX_LIST_WORDS = 8, 200   # a list quoted whole after the sentence that introduces it
-# (36 of the guide's lists have one; all have at most 8 items)
-_ITEM_HEAD_WORDS = 4   # what an unlabelled item names counts for the match (``_item_head``)
-_MAX_TABLE_ROWS = 9    # a table quoted whole after the sentence that introduces it (42 of the
-# guide's 75 tables have one; 38 of those have at most 9 rows)
 
 # « X est un … » defines; « X est devenu la norme », « X est utilisé par … » does not
 # « X est l'un des codes les moins portables », « X est plus rapide » rank or judge X, they do not
@@ -155,54 +145,13 @@ _DEFINITION_BONUS = 0.5
 _SUBJECT_FIRST_SHARE = 0.5   # of the definition bonus, for a sentence that opens on the subject
 _DEFINES_LOOSELY = re.compile(r"\b(est dite?s?|sont dite?s?|s'appelle|appelle|désigne|on parle de|veut dire|dit que|"
                               r"signifie|consiste|se produit (?:quand|lorsqu)|sert à|servent à|permet de|permettent de)\b")
-# « Ce chapitre montre ce que coûte la divergence … » announces an answer, it is not one
-_META = re.compile(r"^(?:Dans |En )?(?:Ce|Cette|Ces|Le|La|Les) (?:chapitre|section|partie|page|chapitres|sections|"
-                   r"parties)\b|^(?:Nous|On) (?:allons|verrons|va|verra)\b")
 _META_PENALTY = 0.8
 # What fixes a symptom: in the round-7 hand-read, 5 of 7 symptom leads defined the topic instead.
 _REMEDY = re.compile(r"\b(?:il faut|faut|doit|doivent|must|needs? to|have to|has to|sinon|otherwise|oubli\w*|forget\w*|"
                      r"forgot\w*|manque\w*|missing|évite\w*|avoid\w*|corrige\w*|to fix|la parade|remède|"
                      r"se produit quand|arrive quand|happens when|occurs when|tant que|until|avant de|before)\b", re.I)
-_COUNT = re.compile(r"\b(deux|trois|quatre|cinq|six|sept|huit|plusieurs|quelques|[2-8])\s+(?:\w+\s+){0,2}?"
-                    r"(\w+s|\w+x)\b", re.I)
-_COUNT_WORDS = {"deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "six": 6, "sept": 7, "huit": 8}
-_ANNOUNCER_WORDS = 18
-# « L'idée revient en 2025 parce que trois conditions se sont réunies. »: a count in the middle
-# announces too when it counts things a list gives (not « 32 banques de 4 octets »), with an
-# indefinite article (« les deux manières » names things already said)
-_ANNOUNCED_MID = re.compile(r"(?<!\bles )(?<!\bdes )(?<!\bces )(?<!\bses )(?<!\bleurs )\b(deux|trois|quatre|cinq|six|sept|"
-                            r"huit|plusieurs|quelques)\s+(?:\w+\s+)?(conditions|raisons|causes|signaux|étapes|règles|"
-                            r"façons|manières|techniques|précautions|ingrédients|familles|niveaux|phases|types|options|"
-                            r"questions|critères|leviers|principes|idées|problèmes|coûts|limites|approches|"
-                            r"stratégies|choses|obstacles|conséquences|changements|leçons|erreurs|pièges|méthodes|"
-                            r"solutions|usages|ancêtres|objectifs|rôles|choix|ingrédients|mécanismes|sources d'erreur)\b",
-                            re.I)
-# a lead must stand on its own: « Il a aussi rendu faux … », « Ces papiers sont derrière … »,
-# « D'abord, les références bougent » need the sentence before them
-_ANAPHOR_START = re.compile(r"^(?:\*\*[^*]+\*\*\s*)?(?:Il|Elle|Ils|Elles|On y|Celui-ci|Celle-ci|Ceux-ci|Celles-ci|"
-                            r"Cela|Ceci|Ça|C'est|Ce n'est|Là|Ici|D'abord|Ensuite|Enfin|Puis|Mais|Pourtant|Or|"
-                            r"Inversement|En revanche|De plus|En outre|De même|Autrement dit|Dans ce cas|"
-                            r"(?:Dans|Sur|Avec|Pour|À|En|Par) (?:ce|cet|cette|ces) \w+|Dans les deux cas|(?:Le|La) (?:premier|première|second|seconde|deuxième|troisième|"
-                            r"dernier|dernière)|L'autre|Les deux|Tous deux|Toutes deux|Deux autres|Cette|Ces|Cet|Leur|Leurs|Son|Sa|Ses|"
-                            r"Ce (?!qui|que|qu'|dont)\w+)\b")
-_DEMONSTRATIVE = re.compile(r"\b(?:ces|cette|cet)\s+\w+|\bdonc\b|\bce (?!qui|que|qu'|dont|sont|soit|n'|faisant|sera|serait)\w+",
-                            re.I)
-# « … casse cette chaîne », « … répond à cette question », « D'autres dépendances … »: a noun that
-# only names what the text before said, wherever it stands (round-14 hand-read: 3 of its 24
-# leads judged partial or wrong leaned on a context they did not quote; over the 520 hand-read
-# dev questions it changes 5 openings: 2 better, 3 no worse)
-_SHELL_NOUN = re.compile(r"\b(?:cette|ce|ces|cet) (?:question|questions|problème|problèmes|chaîne|limite|limites|approche|"
-                         r"méthode|technique|idée|solution|situation|difficulté|goulot|défaut|phénomène|écart|"
-                         r"schéma|effet|piège|contrainte|mécanisme)\b|^(?:D'autres|Une? autre|Other|Another)\b")
 _ANAPHOR_PENALTY = 0.6
-_DEMONSTRATIVE_WORDS = 6   # « … applique ces règles pour vous »; later, « cette puce » names what the sentence said
 _DEMONSTRATIVE_PENALTY = 0.85
-# « Le dépôt rapporte en plus, hors article, … », « KernelBench sert aussi à … »: it adds to
-# what the sentence before said
-_ADDITIVE = re.compile(r"\b(?:en plus|aussi|également|de même|as well|also)\b", re.I)
-_CONTEXT_WORDS = 90    # a sentence quoted with the one (or two) before it stays under this (70 cut
-# a three-sentence definition-and-count of 73 words on dev)
-_SHORT_WORDS = 12      # « `do_bench` applique ces règles pour vous. » is given with the next sentence
 _CONTEXT_SHARE = 0.5   # a question term that only the quoted context holds counts for this much,
 # unless it is a name (« Il contient 250 charges » is about the KernelBench of the sentence before)
 _UNRESOLVED_PENALTY = 0.7  # a short sentence that points at a context it cannot be given
@@ -214,31 +163,6 @@ _CLAUSES_BONUS = 0.3   # above the two-sides bonus (0.2): a sentence that covers
 # (« Le padding et le swizzling sont les deux manières … ») said less on dev than one per side
 _MAX_LEAD_ROWS = 4     # rows of one table quoted together as the lead, each with what it adds
 _ROW_SHARE = 0.6       # ... when it scores this share of the best row
-# « Le tableau suivant donne les chiffres … »: it points at what follows, it says nothing itself
-_POINTS_AHEAD = re.compile(r"\b(?:suivante?s?|ci-dessous|ci-après|below|following)\b", re.I)
-# « Exécuté normalement …, ce programme affiche `no error`. »: the program is in the chapter,
-# not in the answer, so such a sentence never opens one (3 of the 25 dev leads judged partial
-# or wrong in the fourth dev hand-read leaned on a program or an example not shown)
-_UNSHOWN = re.compile(r"\b(?:ce|cet|cette|ces) (?:programmes?|exemples?|listings?|extraits?|schémas?|figures?)\b|"
-                      r"\bci-dessus\b|\bplus haut\b|\bthis (?:program|example)\b", re.I)
-_CITATION_LIKE = re.compile(r"\bet al\.|\barXiv\b|\bISBN\b|\bdoi\.org\b")
-# « (ICLR 2018) autour de trois ingrédients … », the tail of a split « et al. (2018) », or a
-# list item « le pas de chaque dimension …, multiple de 16 ; »
-_FRAGMENT_START = re.compile(r"^\(|^[a-zà-ÿ].*[;,]$")   # code in the item (« `x[x > 0]` ; ») makes it no less a fragment
-_SOURCES_SECTION = re.compile(r"^(sources|references|bibliographie)\b")
-
-# « parce qu\w* »: « parce que » as well as « parce qu'il » (a bare « parce qu » never matched « que »)
-_CAUSE = re.compile(r"\b(parce qu\w*|car|puisque|because|since|vient d\w*|viennent d\w*|provient|à cause|en raison d\w*|"
-                    r"s'explique|dûe?s? à|due?s? à|tient à|faute d\w*|sinon|si bien que|de sorte que|"
-                    r"provoqu\w*|survien\w*|se produit|sérialis\w*|"
-                    r"aucune erreur|sans erreur|en silence|silencieu\w*)\b", re.I)
-_CONTRAST = re.compile(r"\b(alors que|tandis que|contrairement|à la différence|au lieu d|plutôt que|la différence|"
-                       r"whereas|unlike|instead of|à l'inverse|en revanche)\b", re.I)
-_FIGURE = re.compile(r"\b(?:deux|trois|quatre|cinq|six|sept|huit|neuf|dix|douze|seize|vingt|trente|cent)\s+\w+|\d[\d\u202f\u00a0 ,.]*\s?(%|×|x\b|fois|[kKMGTP]?i?[oB]\b|[KMGT]o/s|[KMGT]B/s|octets?|bytes?|"
-                     r"(?:[TGM])?FLOP|threads?|registres|cycles|bits?|ns|µs|us|ms|s\b|GHz|MHz|W\b|Go|Mo|Ko|"
-                     r"Kio|Mio|Gio|To|blocs?|warps?|SM|éléments|jetons|tokens)"
-                     # « 250 charges de travail », « 32 banques »: a count of things, not a year
-                     r"|\b(?!(?:19|20)\d\d\b)\d+(?:,\d+)?\s(?:de\s)?[a-zà-ÿ]{3,}")
 # « combien au maximum » wants the limit, not a good starting value
 _BOUND = re.compile(r"\b(jusqu'à|au plus|au maximum|maximum|maximale?s?|au-delà|limite|plafonne|at most|up to)\b", re.I)
 _BOUND_BONUS = 0.15
@@ -255,7 +179,6 @@ _PARTS_BONUS = 0.2     # a sentence that speaks of both sides of « X vs Y » or
 _NAMED_WEIGHT = 2.0    # cuRAND, torch.compile: a sentence without the name is about something else;
 # against 1.0, 20 of the 295 dev leads change, read by hand: 9 better, 6 worse, 5 neither
 _YEAR = re.compile(r"\b(?:1[89]|20)\d\d\b")
-_STEP = re.compile(r"\b(d'abord|ensuite|puis|enfin|étape|first|then|finally)\b", re.I)
 # the e5 rerank of the lead: the RERANK_K best candidates by the rules above, each scored
 # (1 - RERANK_MIX) * rule score / best + RERANK_MIX * its cosine rescaled to [0, 1] among them;
 # the mix fitted on the 295 dev questions (evals/results/rerank-fit-dev-2026-12-01.md, with 8
@@ -300,242 +223,6 @@ class Composition:
         return "".join(self.pieces)
 
 
-@dataclass
-class _Candidate:
-    rank: int
-    position: int
-    text: str                      # what is quoted (a sentence, merged sentences, a table row)
-    stems: frozenset
-    header: str = ""               # table rows: the header line and its separator
-    lead_ok: bool = True           # may open the answer
-    point_ok: bool = True          # may be a point
-    cause: bool = False
-    contrast: bool = False
-    figure: bool = False
-    step: bool = False
-    defines: bool = False          # defines what « qu'est-ce que X ? » asks about
-    asked_kind: bool = False       # gives what « pourquoi », « combien », « en quelle année » ask
-    unresolved: bool = False       # needs a context that could not be quoted with it
-    first: str = ""                # the sentence itself, when ``text`` adds its context
-    more_rows: tuple = ()          # a table-row lead: the other rows of its table quoted with it
-    table: tuple = ()              # a sentence that introduces the table after it: (header, rows)
-    items: tuple = ()              # a sentence ending in « : »: the items of the list it introduces
-    own: frozenset | None = None   # with a context: the question terms of the sentence itself
-    lead_score: float | None = None  # with the e5 rerank: the score that chooses the lead
-    score: float = 0.0
-    keys: set = field(default_factory=set)
-    group: tuple = ()              # the sentences of its paragraph, in order (sentences only)
-    parts: tuple = ()              # an opening paragraph: its sentences, each cited
-    index: int = 0                 # its place in ``group``
-
-
-def _announced(s: str) -> int:
-    """How many things ``s`` announces (« … se repère par trois signaux. »), 0 when none."""
-    if ":" in s:
-        return 0
-    m = _COUNT.search(s)
-    if len(s.split()) > _ANNOUNCER_WORDS and not (m and len(s[m.end():].strip(" .").split()) == 0):
-        return 0          # long, unless it ends on the count: « … font des choix opposés sur trois points. »
-    mid = _ANNOUNCED_MID.search(s)
-    if m is None and mid is None:
-        return 0
-    # « … se repère par trois signaux. », « Ce motif cumule deux handicaps sur GPU. »: the count
-    # opens the sentence or closes it (two words may follow in a short one)
-    tail = len(s[m.end():].strip(" .").split()) if m else 99
-    if m is None or not (m.start() <= 3 or tail <= 1 or tail <= 2 and len(s.split()) <= _SHORT_WORDS):
-        if mid is None or "," in s[mid.end():] or " et " in s[mid.end():]:
-            return 0      # the count is mid-sentence and not a list's, or the sentence gives the list
-        m = mid
-    return _COUNT_WORDS.get(m.group(1).lower(), int(m.group(1)) if m.group(1).isdigit() else _MAX_MERGED + 1)
-
-
-def _needs_before(s: str) -> bool:
-    """« Il contient 250 charges … », « Le dépôt rapporte en plus … », « … applique ces règles »,
-    « … casse cette chaîne »."""
-    head = " ".join(s.split()[:_DEMONSTRATIVE_WORDS])
-    return bool(_ANAPHOR_START.match(s) or _DEMONSTRATIVE.search(head) or _ADDITIVE.search(head)
-                or _SHELL_NOUN.search(s))
-
-
-def _with_context(c: _Candidate, groups: Sequence[Sequence[str]], gi: int, j: int, flat: str,
-                  forward: bool = True) -> None:
-    """Quote a sentence that leans on its context with that context, verbatim: the sentence
-    (or two) before it in its paragraph (« KernelBench est un banc d'essai … Il contient 250
-    charges … »), the last sentence of the paragraph before when it opens its paragraph right
-    after it (« … « Persistent RNNs … » à ICML. ¶ Leur solution est un noyau persistant … »),
-    or, for a short paragraph opening, the sentence after it (« `do_bench` applique ces règles
-    pour vous. La fonction exécute le noyau une fois, … »); when there is none, it is marked
-    ``unresolved``."""
-    s = c.text
-    if not _needs_before(s):
-        return
-    group = groups[gi]
-    text = ""
-    if j == 0 and gi > 0 and _ANAPHOR_START.match(s) and _followed_by(flat, groups[gi - 1][-1], [s]):
-        group, j = [groups[gi - 1][-1], s], 1   # a pronoun opening a paragraph names what the last one ended on
-    if j > 0:
-        before = [group[j - 1]]
-        if j > 1 and _needs_before(group[j - 1]):
-            before.insert(0, group[j - 2])
-        # « … trois conditions. D'abord, … » is the list's; « Ce chapitre présente … » says nothing itself
-        if not _needs_before(before[0]) and not any(_announced(b) or _META.match(b) for b in before):
-            text = " ".join([*before, s])
-    elif forward and len(s.split()) <= _SHORT_WORDS and len(group) > 1 and not _POINTS_AHEAD.search(group[1]):
-        text = f"{s} {group[1]}"
-    if text and len(text.split()) <= _CONTEXT_WORDS:
-        c.first, c.text, c.stems = s, text, frozenset(terms(text))
-    else:
-        c.unresolved = True
-
-
-def _followed_by(flat: str, s: str, nxt: Sequence[str]) -> bool:
-    """Whether the sentences ``nxt`` follow ``s`` in the same paragraph of ``flat``."""
-    return normalise_space(" ".join([s, *nxt])) in flat
-
-
-def _never_quoted(s: str) -> bool:
-    """A reference, or a sentence whose ``**`` the splitter cut in two."""
-    return bool(s.count("**") % 2 or _CITATION_LIKE.search(s))
-
-
-def _never_leads(s: str) -> bool:
-    """It announces the chapter, points at what follows or at a program the answer does not show,
-    or it is a displayed formula (« \\[ m' = \\max(m, …) \\] » led "what's the max value … in
-    e5m2?" on its « max »)."""
-    return bool(_META.match(s) or _POINTS_AHEAD.search(s) or _UNSHOWN.search(s) or s.lstrip().startswith(("\\[", "$$")))
-
-
-def _introduced(text: str, tables) -> dict[str, tuple[str, tuple[str, ...]]]:
-    """The tables of a section that a sentence introduces right before them (« La grille
-    suivante résume quand un megakernel vaut la peine d'être considéré. »; a sentence ending in
-    « : » is never quotable, ``ingest.sentences.paragraphs``),
-    keyed by the text before the table, spaces normalised; at most ``_MAX_TABLE_ROWS`` rows."""
-    out = {}
-    for header, rows in tables:
-        if len(rows) > _MAX_TABLE_ROWS:
-            continue
-        at = text.find(header.splitlines()[0])
-        before = normalise_space(text[:at]) if at > 0 else ""
-        if before:
-            out[before] = (header, rows)
-    return out
-
-
-def _item_head(item: str) -> str:
-    """What a list item names: its bold label (« **long scoreboard** : … »), else its first words;
-    a checklist's items (« la fréquence est verrouillée … ») name less than their whole text,
-    which matched the warm-up question on dev where the section that explains it should lead."""
-    m = re.match(r"\*\*([^*]+)\*\*", item)
-    return m.group(1) if m else " ".join(item.split()[:_ITEM_HEAD_WORDS])
-
-
-def _section_candidates(rank: int, hit, intent: str, seen: set[str]) -> list[_Candidate]:
-    if _SOURCES_SECTION.match(fold(hit.section.lower())):
-        return []                  # the bibliography: titles and authors, not answers
-    blocks = section_blocks(hit.text)
-    steps, tables = blocks.steps, blocks.tables
-    flat = normalise_space(hit.text)
-    introduced = _introduced(hit.text, tables)
-    groups = paragraphs(hit.text)
-    ss = [s for g in groups for s in g]
-    where = [(groups, gi, j) for gi, g in enumerate(groups) for j in range(len(g))]
-    out: list[_Candidate] = []
-    for position, s in enumerate(ss):
-        key = normalise_space(s)
-        if key in seen:            # overlapping chunks of one section
-            continue
-        seen.add(key)
-        if _never_quoted(s):
-            continue
-        c = _Candidate(rank, position, s, frozenset(terms(s)))
-        c.group, c.index = tuple(where[position][0][where[position][1]]), where[position][2]
-        if _FRAGMENT_START.search(s):
-            c.lead_ok = c.point_ok = False
-        if _never_leads(s):
-            c.lead_ok = False
-        paragraph, j = where[position][0][where[position][1]], where[position][2]
-        tail = paragraph[j:j + _MAX_INTRO]      # « La grille suivante résume … Il faut que … » ¶ table
-        table = None
-        if _POINTS_AHEAD.search(s) and not (_META.match(s) or _UNSHOWN.search(s)) \
-                and len(tail) == len(paragraph) - j:
-            table = next((t for before, t in introduced.items() if before.endswith(normalise_space(" ".join(tail)))),
-                         None)
-        if table is not None:
-            # it leads with its table, which says what it announces; it is never a point
-            c.lead_ok, c.point_ok, c.table = True, False, table
-            c.text = " ".join(tail)
-            c.parts = tuple(tail) if len(tail) > 1 else ()
-            c.stems = frozenset(terms(f"{c.text} {table[0].splitlines()[0]}"))
-            c.figure = any(_FIGURE.search(r) for r in table[1])
-            c.contrast = True
-            out.append(c)
-            continue
-        n = _announced(s)
-        gi, j = where[position][1], where[position][2]
-        # « Ce motif cumule deux handicaps sur GPU. » ¶ « Le premier handicap est la latence. … » ¶
-        # « Le second handicap est la coalescence. … »: the opening sentence of each of the next
-        # paragraphs, when each opens on its rank, gives what it announces
-        ranked = [g[0] for g in groups[gi + 1:gi + 1 + n]] if n and j == len(groups[gi]) - 1 else []
-        if n and n <= _MAX_MERGED and len(ranked) == n and all(_ORDINAL.match(x) for x in ranked):
-            # « Ce motif cumule … » names the sentence before it, quoted with it
-            before = [groups[gi][j - 1]] if j > 0 and _needs_before(s) else []
-            # each ranked paragraph's second sentence too (what « la latence » means here), when all fit
-            seconds = [g[1] for g in groups[gi + 1:gi + 1 + n] if len(g) > 1]
-            said = [*before, s, *ranked]
-            if len(seconds) == n and len(" ".join(said + seconds).split()) <= _RANKED_WORDS:
-                ranked = [x for g in groups[gi + 1:gi + 1 + n] for x in g[:2]]
-            c.parts = (*before, s, *ranked)      # each cited: they are not one run of the text
-            c.text = " ".join(c.parts)
-            c.stems = frozenset(terms(c.text))
-            if before:
-                c.first = s                       # its own words, as for a sentence quoted with its context
-        elif n:
-            following = ss[position + 1:position + 1 + n]
-            if n <= _MAX_MERGED and len(following) == n and _followed_by(flat, s, following):
-                c.text = " ".join([s, *following])   # give what it announces
-                c.stems = frozenset(terms(c.text))
-                # « Ce motif cumule deux handicaps. » names the sentence before it
-                _with_context(c, *where[position], flat, forward=False)
-            else:
-                c.lead_ok = c.point_ok = False
-        else:
-            _with_context(c, *where[position], flat)
-            if c.text != s and _POINTS_AHEAD.search(c.text[:c.text.find(s)]):   # 21 dev answers had one
-                # « La grille suivante résume … Il faut que … »: quoted with its context, it points at a
-                # table the answer does not show (the table lead says it, ``_introduced``)
-                c.lead_ok = c.point_ok = False
-        # « Ce motif cumule deux handicaps sur GPU. » with the handicaps: the causes a « pourquoi » asks
-        c.cause = bool(_CAUSE.search(c.text)) or bool(n and c.text != s and _REASONS.search(s))
-        c.contrast = bool(_CONTRAST.search(c.text))
-        c.figure = bool(_FIGURE.search(c.text))
-        c.step = any(key in st for st in steps) or bool(_STEP.search(s))
-        out.append(c)
-    for intro, items in blocks.lists:
-        key = normalise_space(intro)
-        words = len(intro.split()) + sum(len(t.split()) for t in items)
-        if key in seen or len(intro.split()) < 5 or len(items) > _MAX_ITEMS or words > _MAX_LIST_WORDS \
-                or _never_quoted(intro) or _META.match(intro) or _UNSHOWN.search(intro) or _ANAPHOR_START.match(intro):
-            continue
-        seen.add(key)
-        first = next((k for k, x in enumerate(ss) if normalise_space(x) in normalise_space(items[0])), len(ss))
-        heads = " ".join(_item_head(t) for t in items)
-        c = _Candidate(rank, first, intro, frozenset(terms(f"{intro} {heads}")), point_ok=False, items=items)
-        joined = " ".join(items)
-        c.cause, c.contrast, c.figure = bool(_CAUSE.search(joined)), bool(_CONTRAST.search(joined)), bool(_FIGURE.search(joined))
-        c.step = True
-        out.append(c)
-    if intent in ("howmuch", "compare"):
-        for header, rows in tables:
-            head = header.splitlines()[0]
-            for row in rows:
-                if row in seen:
-                    continue
-                seen.add(row)
-                out.append(_Candidate(rank, len(ss) + len(out), row, frozenset(terms(f"{head} {row}")),
-                                      header=header, figure=True, lead_ok=True))
-    return out
-
-
 def _same_term(s: str, t: str) -> bool:
     if s == t:
         return True
@@ -546,7 +233,7 @@ def _same_term(s: str, t: str) -> bool:
             and long_.isalpha())
 
 
-def _matcher(question_terms: set[str], cands: list[_Candidate]) -> None:
+def _matcher(question_terms: set[str], cands: list[Candidate]) -> None:
     """Which question terms each candidate holds: equal, or one a prefix of the other (6+ letters)."""
     memo: dict[str, set[str]] = {}
 
@@ -564,7 +251,7 @@ def _matcher(question_terms: set[str], cands: list[_Candidate]) -> None:
             c.own = frozenset(keys_of(terms(c.first)))
 
 
-def _defines(c: _Candidate, subject: set[str]) -> bool:
+def _defines(c: Candidate, subject: set[str]) -> bool:
     """« Un megakernel est un seul noyau … », « **Warp** : un warp est … »: before the
     first copula, the subject's terms and nothing else (« le mot megakernel est » is no
     definition, « la mémoire partagée distribuée est » defines something else)."""
@@ -575,7 +262,7 @@ def _defines(c: _Candidate, subject: set[str]) -> bool:
     return set(terms(text[:m.start()])) == subject
 
 
-def _subject_first(c: _Candidate, subject: set[str]) -> bool:
+def _subject_first(c: Candidate, subject: set[str]) -> bool:
     """« Mirage MPK compile l'inférence d'un LLM … », « `do_bench` applique … »: the sentence
     opens on the subject (within two words more than it has), so it says what the subject does."""
     text = re.sub(r"^\*\*[^*]+\*\*\s*(?:\([^)]*\)\s*)?:?\s*", "", c.text)
@@ -583,7 +270,7 @@ def _subject_first(c: _Candidate, subject: set[str]) -> bool:
     return bool(subject) and all(any(_same_term(h, t) for h in head) for t in subject)
 
 
-def _clause_heads(c: _Candidate, question_terms: set[str]) -> int:
+def _clause_heads(c: Candidate, question_terms: set[str]) -> int:
     """How many different question terms lead a clause of ``c`` (« Le PTX est … ; le SASS
     est … » → 2): a sentence that sets two things side by side."""
     led: set[str] = set()
@@ -595,7 +282,7 @@ def _clause_heads(c: _Candidate, question_terms: set[str]) -> int:
     return len(led)
 
 
-def _defines_loosely(c: _Candidate, subject: set[str]) -> bool:
+def _defines_loosely(c: Candidate, subject: set[str]) -> bool:
     """« Un accès est dit coalescé quand … »: a defining verb among the first words, and the
     subject's terms (or their longer forms) in the sentence."""
     head = " ".join(c.text.split()[:10])
@@ -614,7 +301,7 @@ def _counts(text: str, counted: str) -> bool:
     return False
 
 
-def _score(cands: list[_Candidate], hits: Sequence, question_terms: set[str], asked: Intent,
+def _score(cands: list[Candidate], hits: Sequence, question_terms: set[str], asked: Intent,
            shown: str) -> None:
     intent, subject, counted = asked.kind, set(asked.subject), asked.counted
     n = len(cands)
@@ -671,13 +358,13 @@ def _score(cands: list[_Candidate], hits: Sequence, question_terms: set[str], as
             if asked.parts:
                 covered = sum(_covers(c, part) for part in asked.parts)
                 base += _PARTS_BONUS * (covered - 1) / (len(asked.parts) - 1) if covered else 0.0
-        if _META.match(c.text):
+        if META.match(c.text):
             base *= _META_PENALTY
         if c.unresolved:
-            base *= _UNRESOLVED_PENALTY if len(c.text.split()) <= _SHORT_WORDS else _DEMONSTRATIVE_PENALTY
-        if _ANAPHOR_START.match(c.text):
+            base *= _UNRESOLVED_PENALTY if len(c.text.split()) <= SHORT_WORDS else _DEMONSTRATIVE_PENALTY
+        if ANAPHOR_START.match(c.text):
             base *= _ANAPHOR_PENALTY
-        elif _DEMONSTRATIVE.search(" ".join(c.text.split()[:_DEMONSTRATIVE_WORDS])):
+        elif DEMONSTRATIVE.search(" ".join(c.text.split()[:DEMONSTRATIVE_WORDS])):
             base *= _DEMONSTRATIVE_PENALTY
         if len((c.first or c.text).split()) > _LONG_WORDS:   # the context quoted with it is not its length
             base *= _LONG_PENALTY
@@ -692,7 +379,7 @@ def _score(cands: list[_Candidate], hits: Sequence, question_terms: set[str], as
         c.score = base * _RANK_WEIGHT[min(c.rank, len(_RANK_WEIGHT) - 1)]
 
 
-def _near_duplicate(a: _Candidate, b: _Candidate) -> bool:
+def _near_duplicate(a: Candidate, b: Candidate) -> bool:
     """Shared terms over the smaller sentence's terms: « Sur le H100 SXM, ils fournissent
     989,4 TFLOP/s » repeats a longer sentence that holds the same figure and terms."""
     if not a.stems or not b.stems:
@@ -700,7 +387,7 @@ def _near_duplicate(a: _Candidate, b: _Candidate) -> bool:
     return len(a.stems & b.stems) / min(len(a.stems), len(b.stems)) > _NEAR_DUPLICATE
 
 
-def _select(cands: list[_Candidate]) -> list[_Candidate]:
+def _select(cands: list[Candidate]) -> list[Candidate]:
     ranked = sorted(cands, key=lambda c: (-c.score, c.rank, c.position))
     reranked = sorted((c for c in cands if c.lead_score is not None), key=lambda c: (-c.lead_score, c.rank, c.position))
     leads = reranked or [c for c in ranked if c.lead_ok and c.score > 0] or [c for c in ranked if c.lead_ok]
@@ -708,7 +395,7 @@ def _select(cands: list[_Candidate]) -> list[_Candidate]:
         return []
     # In the round-7 hand-read, 4 of the 8 leads judged wrong announced their chapter (« Ce
     # chapitre explique … »): such a sentence no longer opens an answer when another one may.
-    leads = [c for c in leads if not _META.match(c.text)] or leads
+    leads = [c for c in leads if not META.match(c.text)] or leads
     lead = leads[0]
     of = (lambda c: c.lead_score) if reranked else (lambda c: c.score)   # noqa: E731
     if not lead.asked_kind:        # « pourquoi » wants a cause, « combien » a figure, if one scores near the best
@@ -735,7 +422,7 @@ def _select(cands: list[_Candidate]) -> list[_Candidate]:
     return [lead] + points
 
 
-def _with_rows(lead: _Candidate, ranked: list[_Candidate]) -> _Candidate:
+def _with_rows(lead: Candidate, ranked: list[Candidate]) -> Candidate:
     """A table-row lead with the other rows of its table that score near it and hold question
     terms it lacks (« qui écrit … ? » and « qui ordonnance ? » are two rows of one table), in
     table order: the header is quoted once above them."""
@@ -749,18 +436,18 @@ def _with_rows(lead: _Candidate, ranked: list[_Candidate]) -> _Candidate:
     if not extra:
         return lead
     rows = sorted([lead, *extra], key=lambda c: c.position)
-    merged = _Candidate(lead.rank, lead.position, rows[0].text, frozenset().union(*(r.stems for r in rows)),
+    merged = Candidate(lead.rank, lead.position, rows[0].text, frozenset().union(*(r.stems for r in rows)),
                         header=lead.header, score=lead.score, keys=keys, more_rows=tuple(rows[1:]))
     return merged
 
 
-def _covers(c: _Candidate, part: str) -> bool:
+def _covers(c: Candidate, part: str) -> bool:
     """Whether ``c`` speaks of this part of the question: it holds the part's key term
     (« ligne » in « d'une ligne de cache sur GPU », not « GPU »)."""
     return part in c.keys
 
 
-def _completed(lead: _Candidate, cands: list[_Candidate], hits: Sequence, asked: Intent) -> _Candidate:
+def _completed(lead: Candidate, cands: list[Candidate], hits: Sequence, asked: Intent) -> Candidate:
     """The lead and the sentence right after it, when the question has two parts (« combien de
     banques … et quand y a-t-il conflit ? »), the lead speaks of one and the next sentence of
     the same paragraph of the other: both are one answer."""
@@ -772,15 +459,15 @@ def _completed(lead: _Candidate, cands: list[_Candidate], hits: Sequence, asked:
     nxt = next((c for c in cands if c.rank == lead.rank and c.position == lead.position + 1 and not c.header), None)
     if nxt is None or not nxt.point_ok or not any(_covers(nxt, p) for p in missing):
         return lead
-    if not _followed_by(normalise_space(hits[lead.rank].text), lead.text, [nxt.text]):
+    if not followed_by(normalise_space(hits[lead.rank].text), lead.text, [nxt.text]):
         return lead
-    merged = _Candidate(lead.rank, lead.position, f"{lead.text} {nxt.text}", lead.stems | nxt.stems)
+    merged = Candidate(lead.rank, lead.position, f"{lead.text} {nxt.text}", lead.stems | nxt.stems)
     merged.score, merged.keys = lead.score, lead.keys | nxt.keys
     return merged
 
 
-def _second(lead: _Candidate, points: list[_Candidate], cands: list[_Candidate], hits: Sequence,
-            asked: Intent, only_asked: bool = False) -> _Candidate | None:
+def _second(lead: Candidate, points: list[Candidate], cands: list[Candidate], hits: Sequence,
+            asked: Intent, only_asked: bool = False) -> Candidate | None:
     """The sentence that completes a short lead into the opening paragraph (see ``_PAIR_*``):
     a point of the asked kind, else the sentence right after the lead in its paragraph, else
     the best point. ``only_asked``: only a point of the asked kind (the other side, the figure,
@@ -790,9 +477,9 @@ def _second(lead: _Candidate, points: list[_Candidate], cands: list[_Candidate],
         return None
     limit = _OPENING_WORDS if only_asked else _PAIR_WORDS
 
-    def fits(c: _Candidate) -> bool:
+    def fits(c: Candidate) -> bool:
         return (not c.header and words + len(c.text.split()) <= limit and c.text not in lead.text
-                and not _UNSHOWN.search(c.text))
+                and not UNSHOWN.search(c.text))
 
     # « coopératif vs ping-pong »: a lead on one side is completed by the best sentence on the
     # other, a point or not (the points are chosen by score, and the other side may score less)
@@ -809,7 +496,7 @@ def _second(lead: _Candidate, points: list[_Candidate], cands: list[_Candidate],
     # "when is __constant__ memory a good idea?": a lead that defines it is completed by the
     # condition under which it helps (« … est efficace quand tous les threads d'un warp … »)
     if asked.condition and asked.kind not in ("howmuch", "when") and not _CONDITION.search(lead.text):
-        given = [c for c in points if fits(c) and _CONDITION.search(c.text) and not _POINTS_AHEAD.search(c.text)]
+        given = [c for c in points if fits(c) and _CONDITION.search(c.text) and not POINTS_AHEAD.search(c.text)]
         if given:
             return max(given, key=lambda c: c.score)
     want = _WANTED.get(asked.kind)
@@ -837,8 +524,8 @@ def _second(lead: _Candidate, points: list[_Candidate], cands: list[_Candidate],
         return None
     after = next((c for c in cands if c.rank == lead.rank and c.position == lead.position + 1), None)
     follows = (after is not None and after.point_ok and fits(after) and not _near_duplicate(after, lead)
-               and not _META.search(after.text) and not after.text.startswith("[")
-               and _followed_by(normalise_space(hits[lead.rank].text), lead.text, [after.text]))
+               and not META.search(after.text) and not after.text.startswith("[")
+               and followed_by(normalise_space(hits[lead.rank].text), lead.text, [after.text]))
     if follows and after.score > 0:
         return after
     best = max((c for c in points if fits(c)), key=lambda c: c.score, default=None)
@@ -850,7 +537,7 @@ def _second(lead: _Candidate, points: list[_Candidate], cands: list[_Candidate],
     return after if follows and asked.kind in ("what", "why") else None
 
 
-def _third(opening: list[_Candidate], points: list[_Candidate], named: frozenset = frozenset()) -> _Candidate | None:
+def _third(opening: list[Candidate], points: list[Candidate], named: frozenset = frozenset()) -> Candidate | None:
     """The point that names what the question names and the opening paragraph does not (« MI300X
     vs MI355X » asked as « combien », « blockIdx, threadIdx, … »), when the paragraph stays under
     ``_OPENING_WORDS``. Names only: on the round-6 hand-read questions, completing by any
@@ -861,7 +548,7 @@ def _third(opening: list[_Candidate], points: list[_Candidate], named: frozenset
         return None
     missing = set(named) - set().union(*(c.keys for c in opening))
     fitting = [c for c in points if c not in opening and not c.header and c.keys & missing
-               and words + len(c.text.split()) <= _OPENING_WORDS and not _UNSHOWN.search(c.text)
+               and words + len(c.text.split()) <= _OPENING_WORDS and not UNSHOWN.search(c.text)
                and not any(_near_duplicate(c, o) or c.text in o.text for o in opening)]
     return max(fitting, key=lambda c: (len(c.keys & missing), c.score), default=None)
 
@@ -879,13 +566,13 @@ _OF_THE_CHAPTER = re.compile(r"\b(?:ce|cette|this) (?:chapitre|section|partie|ch
 
 def _stops(s: str) -> bool:
     """A sentence the opening paragraph does not take in: one never quoted or that may not
-    lead (``_section_candidates``), or one about the chapter rather than the subject, or one that
+    lead (``section_candidates``), or one about the chapter rather than the subject, or one that
     announces what the paragraphs after it give (« Et elle coûte de trois façons. » would end the
     opening on a promise)."""
-    return _never_quoted(s) or _never_leads(s) or bool(_OF_THE_CHAPTER.search(s)) or _announced(s) > 0
+    return never_quoted(s) or never_leads(s) or bool(_OF_THE_CHAPTER.search(s)) or announced(s) > 0
 
 
-def _paragraph(lead: _Candidate, budget: int, shown: str = "") -> _Candidate:
+def _paragraph(lead: Candidate, budget: int, shown: str = "") -> Candidate:
     """The lead with the sentences that follow it in its paragraph, verbatim, while the whole
     stays within ``budget`` words: the guide's own paragraph completes its sentence (the causes
     after « Une erreur de `mbarrier` se manifeste … par un noyau qui ne se termine pas. »). The
@@ -905,18 +592,18 @@ def _paragraph(lead: _Candidate, budget: int, shown: str = "") -> _Candidate:
     if grown == end:
         return lead
     text = " ".join([lead.text, *group[end:grown]])
-    merged = _Candidate(lead.rank, lead.position, text, frozenset(terms(text)), group=group, index=lead.index)
+    merged = Candidate(lead.rank, lead.position, text, frozenset(terms(text)), group=group, index=lead.index)
     merged.score, merged.keys = lead.score, set(lead.keys)
     merged.defines = lead.defines
-    merged.cause, merged.figure, merged.contrast, merged.step = (bool(_CAUSE.search(text)), bool(_FIGURE.search(text)),
-                                                                 bool(_CONTRAST.search(text)), lead.step)
+    merged.cause, merged.figure, merged.contrast, merged.step = (bool(CAUSE.search(text)), bool(FIGURE.search(text)),
+                                                                 bool(CONTRAST.search(text)), lead.step)
     # each sentence cited: the lead as quoted (with its context, if it had one), then the others
     merged.parts = (lead.text, *group[end:grown])
     return merged
 
 
-def _opening(lead: _Candidate, points: list[_Candidate], cands: list[_Candidate], hits: Sequence,
-             asked: Intent, shown: str = "") -> tuple[_Candidate, _Candidate | None]:
+def _opening(lead: Candidate, points: list[Candidate], cands: list[Candidate], hits: Sequence,
+             asked: Intent, shown: str = "") -> tuple[Candidate, Candidate | None]:
     """The opening paragraph: the lead grown by the sentences after it in its paragraph
     (``_paragraph``), with room kept for the point of the asked kind it lacks (the figure of a
     « combien », the cause of a « pourquoi », the other side of a comparison), which joins it
@@ -934,19 +621,19 @@ def _opening(lead: _Candidate, points: list[_Candidate], cands: list[_Candidate]
     return grown, wanted
 
 
-def _cited(c: _Candidate, n: int) -> str:
+def _cited(c: Candidate, n: int) -> str:
     """The candidate's text with its citation after each of its sentences."""
     return " ".join(f"{p} [{n}]" for p in c.parts) if c.parts else f"{c.text} [{n}]"
 
 
-def _piece(c: _Candidate, n: int, first: bool) -> str:
+def _piece(c: Candidate, n: int, first: bool) -> str:
     if c.header:
         rows = "\n".join([c.text, *(r.text for r in c.more_rows)])
         return f"{'' if first else chr(10)}{c.header}\n{rows}\n\n[{n}]\n\n"
     return f"{_cited(c, n)}\n\n" if first else f"- {c.text} [{n}]\n"
 
 
-def _reranked(question: str, cands: list[_Candidate], hits: Sequence, reranker: LeadReranker,
+def _reranked(question: str, cands: list[Candidate], hits: Sequence, reranker: LeadReranker,
               mix: float, k: int, named: frozenset = frozenset()) -> None:
     """The ``k`` best lead candidates given a ``lead_score``, a mix of rule score and e5 cosine;
     the points are still chosen by rule score (rescoring them all lowered the gold chapter
@@ -986,7 +673,7 @@ def compose(question: str, hits: Sequence, shown: str = "", reranker: LeadRerank
     asked = question_intent(question)
     intent = asked.kind
     seen: set[str] = set()
-    cands = [c for rank, hit in enumerate(hits) for c in _section_candidates(rank, hit, intent, seen)]
+    cands = [c for rank, hit in enumerate(hits) for c in section_candidates(rank, hit, intent, seen)]
     if not cands:
         return Composition((), (), (), ())
     # the previous answer as read: its sentences without their citation marks (« … chacun. [1] »)
