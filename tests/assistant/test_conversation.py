@@ -35,7 +35,10 @@ HISTORY = Conversation((Turn(FIRST, FIRST, "answer", ("performance-07",), "…")
                                       "y a une version python de ce truc ?", "qui fait ça dans mon code ?",
                                       "what's the next step to go faster?",
                                       "wait, wasn't there a paper saying they are harmful?",
-                                      "concrètement dans un pipeline à S étages, l'itération i attend avec quelle parité ?"])
+                                      "concrètement dans un pipeline à S étages, l'itération i attend avec quelle parité ?",
+                                      "y a d'autres lignes qui font le même coup ?", "son autotuning prend combien de temps ?",
+                                      "what pattern in it tells me my loads are vectorized?",
+                                      "is there a Python way to use this instead of C++ templates?"])
 def test_followups_carry_the_previous_topic(question):
     r = resolve(question, HISTORY)
     assert r.followup and r.how == "rule"
@@ -67,7 +70,8 @@ def test_followups_carry_the_previous_topic(question):
                                       "explique-moi la quantification", "explain FlashAttention to me",
                                       "what speedup does FlashAttention give over the naive attention?",
                                       "ThunderKittens c'est quoi ce nom ?", "Que promet ce guide ?",
-                                      "nccl ça sert à quoi ?"])
+                                      "nccl ça sert à quoi ?", "un warp et une wavefront c'est la même chose ?",
+                                      "what's the 'a' in sm_90a and why does my code compiled for it not run on blackwell?"])
 def test_standalone_questions_stay_as_they_are(question):
     assert resolve(question, HISTORY) == resolve(question, None)
     assert not resolve(question, HISTORY).followup
