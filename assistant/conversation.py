@@ -240,7 +240,7 @@ _SAME_THING = re.compile(r"\b(?:le|la|les) m[eê]mes? (?:coup|truc|trucs|genre|p
 _OPENS_POSSESSIVE = re.compile(r"^\W*(?:(?:et|mais|ok|and|but)\s+)?(?:son|sa|ses|leur|leurs|its|their)\s+\w")
 _EN_OBJECT = re.compile(r"\b(?:in|of|with|for|on|inside|into|from|use|using|about)\s+(?:it|them|(?:this|that)"
                         r"(?=\s*(?:$|[?!.,;]|\b(?:instead|in|on|for|with|to|from|and|or|again|too|here|there)\b)))\b")
-_CLAUSE_OR_AND = re.compile(r"[,;:?.!…]|\s(?:and|et)\s")
+_CLAUSE_OR_AND = re.compile(_CLAUSE_END.pattern + r"|\s(?:and|et)\s")
 # "what's the next step to go faster?", « et après ? », « la suite ? »: what comes after the answer
 _NEXT_STEP = re.compile(r"\b(?:next steps?|what's next|what next|la prochaine étape|l'étape suivante|la suite|"
                         r"et après|et apres)\b")
@@ -305,6 +305,18 @@ def _demonstrative_points_back(lowered: str, ws: list[str], n_terms: int) -> boo
     return n_terms <= _ANAPHORA_MAX_TERMS or not terms(" ".join(before))
 
 
+def _first_clause_points_back(lowered: str) -> bool:
+    """A demonstrative, an object « ça », « le même coup », an opening possessive or an English
+    object pronoun in the message's first clause (see ``_DEMONSTRATIVE`` and ``_SAME_THING``)."""
+    clause = _CLAUSE_END.split(lowered, maxsplit=1)[0]
+    if not _NAMES_IT.search(clause) and not clause.startswith(("mon ", "ma ", "mes ", "my ")) and (
+            _DEMONSTRATIVE.search(clause) or (_OBJECT_CA.search(clause) and not _CA_SUBJECT.match(clause))):
+        return True
+    # the later rules cut the clause at « et » / "and" too: they were measured so
+    clause = _CLAUSE_OR_AND.split(lowered, maxsplit=1)[0]
+    return bool(_SAME_THING.search(clause) or _OPENS_POSSESSIVE.match(clause) or _EN_OBJECT.search(clause))
+
+
 def _pronoun_points_back(lowered: str, m: re.Match) -> bool:
     before = words(lowered[:m.start()])
     after = lowered[m.end():]
@@ -355,14 +367,7 @@ def _is_followup(question: str) -> bool:
         return True
     if n_terms <= _ANAPHORA_MAX_TERMS and _BY_RANK.search(lowered):
         return True
-    clause = _CLAUSE_END.split(lowered, maxsplit=1)[0]
-    if not _NAMES_IT.search(clause) and not clause.startswith(("mon ", "ma ", "mes ", "my ")) and (
-            _DEMONSTRATIVE.search(clause) or (_OBJECT_CA.search(clause) and not _CA_SUBJECT.match(clause))):
-        return True
-    if _NEXT_STEP.search(lowered):
-        return True
-    short_clause = _CLAUSE_OR_AND.split(lowered, maxsplit=1)[0]
-    if _SAME_THING.search(short_clause) or _OPENS_POSSESSIVE.match(short_clause) or _EN_OBJECT.search(short_clause):
+    if _first_clause_points_back(lowered) or _NEXT_STEP.search(lowered):
         return True
     if _WHY_SO_MUCH.match(lowered):
         return True                       # « pourquoi autant ?? d'où viennent les 16 » (dev13)
