@@ -55,7 +55,7 @@ prefers a sentence whose clauses each open on one side (« Le PTX est … ; le S
 Never quoted: the ``## Sources`` sections (bibliography) and sentences with unbalanced ``**``.
 A sentence that points at the table right after its paragraph (« La grille suivante résume quand
 un megakernel vaut la peine d'être considéré. ») may lead, with the rest of its paragraph and the
-table (at most ``_MAX_TABLE_ROWS`` rows, each row verbatim); one that ends in « : » before a list
+table (at most 9 rows, each row verbatim: ``assistant.compose.candidates``); one that ends in « : » before a list
 (« Les raisons les plus fréquentes … sont les suivantes : ») may lead with the list's items
 (``blocks.Blocks.lists``), matched on its own words and what each item names (its bold label).
 Judged blind against the heads without them on dev questions whose head changed: 9 → 28 of 37
