@@ -30,7 +30,7 @@ from assistant.conversation import resolve
 from assistant.generators import ComposedGenerator, Draft, get_generator
 from assistant.inputs import check_question
 from assistant.paths import READING_PATH_REPLY, route
-from assistant.search.followup import POOL as FOLLOWUP_POOL, followup_hits
+from assistant.search.followup import POOL as FOLLOWUP_POOL, carried_hits, followup_hits
 from assistant.search.query import Lexicon, analyse
 from assistant.search.relevance import RefusalModel, decide
 
@@ -167,12 +167,14 @@ def answer(question, conversation: Conversation | None = None, generator=None, *
     query = analyse(resolved.query, resolved.language or language, lexicon)
     if hasattr(retriever, "search_runs"):
         # a rule follow-up reorders a wider pool (the decision reads the rankings, not k)
-        runs = retriever.search_runs(query, k=FOLLOWUP_POOL if resolved.how == "rule" else K)
+        runs = retriever.search_runs(query, k=FOLLOWUP_POOL if resolved.previous_chapters else K)
         found = runs.hits
     else:                       # a plain retriever reads text: give it the bridged question
         runs = found = list(retriever.search(query.expanded, k=K))
     if resolved.how == "rule":
         found = followup_hits(retriever, resolved.own, resolved.previous_chapters, found, language, lexicon, K)
+    elif resolved.previous_chapters:
+        found = carried_hits(found, resolved.previous_chapters, K)
     hits = _chapters_first(list(found))
     model = refusal or (RefusalModel.linear(*threshold) if threshold else None)
     decision = decide(query, runs, lexicon, model)

@@ -38,7 +38,9 @@ HISTORY = Conversation((Turn(FIRST, FIRST, "answer", ("performance-07",), "…")
                                       "concrètement dans un pipeline à S étages, l'itération i attend avec quelle parité ?",
                                       "y a d'autres lignes qui font le même coup ?", "son autotuning prend combien de temps ?",
                                       "what pattern in it tells me my loads are vectorized?",
-                                      "is there a Python way to use this instead of C++ templates?"])
+                                      "is there a Python way to use this instead of C++ templates?",
+                                      "how many blocks can I put in one at most?",
+                                      "quel outil me montrerait le problème ?", "which tool would show the bug?"])
 def test_followups_carry_the_previous_topic(question):
     r = resolve(question, HISTORY)
     assert r.followup and r.how == "rule"
@@ -70,11 +72,13 @@ def test_followups_carry_the_previous_topic(question):
                                       "explique-moi la quantification", "explain FlashAttention to me",
                                       "what speedup does FlashAttention give over the naive attention?",
                                       "ThunderKittens c'est quoi ce nom ?", "Que promet ce guide ?",
-                                      "nccl ça sert à quoi ?", "un warp et une wavefront c'est la même chose ?",
+                                      "nccl ça sert à quoi ?", "mon noyau avec cudaMallocManaged est hyper lent au premier passage, c'est quoi le souci",
+                                      "what's the problem of bank conflicts?", "un warp et une wavefront c'est la même chose ?",
                                       "what's the 'a' in sm_90a and why does my code compiled for it not run on blackwell?"])
 def test_standalone_questions_stay_as_they_are(question):
-    assert resolve(question, HISTORY) == resolve(question, None)
-    assert not resolve(question, HISTORY).followup
+    alone, after = resolve(question, None), resolve(question, HISTORY)
+    assert (after.query, after.followup, after.how, after.own) == (alone.query, False, "none", "")
+    assert after.previous_chapters == HISTORY.turns[-1].chapter_ids
 
 
 def test_no_history_no_followup():

@@ -9,7 +9,7 @@ import pytest
 from assistant.answer import answer
 from assistant.answer_records import Conversation, Turn
 from assistant.conversation import resolve
-from assistant.search.followup import followup_hits
+from assistant.search.followup import CARRY, carried_hits, followup_hits
 
 from answer_fixtures import LexicalRetriever, run
 
@@ -86,6 +86,18 @@ def test_the_own_words_are_also_searched_inside_the_previous_chapters(runs_retri
     assert [chapter for _, chapter in runs_retriever.runs] == [None, TRANSPOSE, WARPS]
 
 
+def test_a_question_read_as_new_leans_to_the_previous_chapter_only_between_close_ranks(runs_retriever):
+    warps, transpose = _chapter_hits(runs_retriever, WARPS), _chapter_hits(runs_retriever, TRANSPOSE)
+    close = [warps[0], transpose[0]]
+    assert carried_hits(close, [TRANSPOSE], 2)[0].chapter_id == TRANSPOSE
+    assert carried_hits(close, [TRANSPOSE], 2, weight=0)[0].chapter_id == WARPS
+    assert carried_hits(close, [], 2) == close
+    # a passage far down its own ranking stays below: the user may have changed the subject
+    far = warps[:3] + [transpose[0]]
+    assert carried_hits(far, [TRANSPOSE], 4)[0].chapter_id == WARPS
+    assert 0 < CARRY < 1
+
+
 def test_resolve_keeps_the_followups_own_words_and_the_previous_chapters():
     history = Conversation((Turn("Pourquoi la transposition naïve plafonne-t-elle ?",
                                  "Pourquoi la transposition naïve plafonne-t-elle ?", "answer",
@@ -93,7 +105,10 @@ def test_resolve_keeps_the_followups_own_words_and_the_previous_chapters():
     r = resolve("et avec des tuiles de 64 ?", history)
     assert r.how == "rule" and r.own == "et avec des tuiles de 64 ?" and r.previous_chapters == (TRANSPOSE, WARPS)
     new = resolve("Qu'est-ce qu'un warp ?", history)
-    assert not new.followup and new.own == "" and new.previous_chapters == ()
+    # a new question is searched alone, but still knows what the previous answer cited
+    assert not new.followup and new.how == "none" and new.own == "" and new.previous_chapters == (TRANSPOSE, WARPS)
+    fresh = resolve("autre question : qu'est-ce qu'un warp ?", history)
+    assert fresh.previous_chapters == ()      # the user said the subject changes
 
 
 @pytest.mark.parametrize("second, chapter", [("et les shuffles dans un warp, ça sert à quoi ?", WARPS),
