@@ -166,7 +166,8 @@ def answer(question, conversation: Conversation | None = None, generator=None, *
     # as English (the bridge and the English vocabulary apply to its English part)
     query = analyse(resolved.query, resolved.language or language, lexicon)
     if hasattr(retriever, "search_runs"):
-        # a rule follow-up reorders a wider pool (the decision reads the rankings, not k)
+        # a second message reorders a wider pool, by rule follow-up or by the previous answer's
+        # chapters (``carried_hits``); the decision reads the rankings, not k
         runs = retriever.search_runs(query, k=FOLLOWUP_POOL if resolved.previous_chapters else K)
         found = runs.hits
     else:                       # a plain retriever reads text: give it the bridged question

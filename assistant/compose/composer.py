@@ -567,12 +567,14 @@ _OF_THE_CHAPTER = re.compile(r"\b(?:ce|cette|this) (?:chapitre|section|partie|ch
 def _about_the_chapter(c: Candidate) -> bool:
     """A candidate whose own sentence announces or speaks of the chapter (« Ce chapitre chiffre ce
     bus, … »), quoted alone or after the context it leans on (« Un GPU discret … . Ce chapitre … »):
-    it neither leads nor completes a lead (``_second``). Checked on the sentence only before: over
+    it does not lead (``_select``) and, when it speaks of this chapter, does not complete a lead
+    (``_second``). Checked on the sentence only before: over
     the 797 hand-read dev questions of rounds 1 to 21, 9 openings change, read again by hand: 6
     answer better (« Le recouvrement consiste à découper les données en tranches … » instead of
     « Ce chapitre chiffre ce bus … » for "how do I overlap host-to-device transfers …"), 3 as poor
-    as before, none worse. A pointer to another chapter (« Le chapitre [Lancer moins cher](…) les
-    décrit ») may still complete a lead: that one dropped, and a lead lost its figure."""
+    as before, none worse. Only a sentence on this chapter is kept from completing a lead: a
+    pointer to another one (« Le chapitre [Lancer moins cher](…) les décrit ») still may (kept
+    from it too, that pointer dropped and another opening lost its figure)."""
     return bool(META.match(c.text) or _OF_THE_CHAPTER.search(c.first or c.text))
 
 

@@ -58,6 +58,13 @@ WEIGHTS = (0.5, 1.0, 0.3, 0.5)
 DECAY = 1.0
 
 
+def _chapter_bonus(previous_chapters: Sequence[str], weight: float) -> dict[str, float]:
+    """The bonus of each chapter the previous answer cited: ``weight`` at rank 1, divided by
+    ``1 + DECAY * n`` for the n-th chapter after the first."""
+    return {chapter: weight / (RRF_K + 1) / (1 + DECAY * n)
+            for n, chapter in enumerate(dict.fromkeys(previous_chapters))}
+
+
 def followup_hits(retriever, own: str, previous_chapters: Sequence[str], context_hits: Sequence,
                   language: str, lexicon, k: int) -> list:
     """The top ``k`` passages for a follow-up (see the module docstring)."""
@@ -74,10 +81,9 @@ def followup_hits(retriever, own: str, previous_chapters: Sequence[str], context
         for rank, hit in enumerate(ranked):
             pool.setdefault(hit.chunk_id, hit)
             fused[hit.chunk_id] = fused.get(hit.chunk_id, 0.0) + weight / (RRF_K + rank + 1)
-    cited = {chapter: n for n, chapter in enumerate(dict.fromkeys(previous_chapters))}
+    bonus = _chapter_bonus(previous_chapters, w_prior)
     for chunk_id, hit in pool.items():
-        if hit.chapter_id in cited:
-            fused[chunk_id] += w_prior / (RRF_K + 1) / (1 + DECAY * cited[hit.chapter_id])
+        fused[chunk_id] += bonus.get(hit.chapter_id, 0.0)
     order = sorted(fused, key=lambda chunk_id: -fused[chunk_id])[:k]
     return [pool[chunk_id] for chunk_id in order]
 
@@ -93,14 +99,9 @@ CARRY = 0.5
 def carried_hits(hits: Sequence, previous_chapters: Sequence[str], k: int, weight: float | None = None) -> list:
     """``hits`` (one ranking, best first) with a bonus for the previous answer's chapters, top ``k``."""
     weight = CARRY if weight is None else weight
-    cited = {chapter: n for n, chapter in enumerate(dict.fromkeys(previous_chapters))}
-    if not weight or not cited:
+    if not weight or not previous_chapters:
         return list(hits)[:k]
-    w_prior = WEIGHTS[2]
-    score = {}
-    for rank, hit in enumerate(hits):
-        bonus = weight * w_prior / (RRF_K + 1) / (1 + DECAY * cited[hit.chapter_id]) if hit.chapter_id in cited else 0.0
-        score[rank] = 1.0 / (RRF_K + rank + 1) + bonus
+    bonus = _chapter_bonus(previous_chapters, weight * WEIGHTS[2])
+    score = {rank: 1.0 / (RRF_K + rank + 1) + bonus.get(hit.chapter_id, 0.0) for rank, hit in enumerate(hits)}
     order = sorted(score, key=lambda rank: -score[rank])[:k]
     return [hits[rank] for rank in order]
-
