@@ -14,7 +14,8 @@ tcgen05 », « X vs Y », « … et comment … »); ``bound`` is true when it a
 ``frame`` the terms of the asking words (« qu'appelle-t-on »); ``symptom`` is true for a
 problem told in the first person (« mon noyau lit des valeurs pourries de temps en temps »),
 ``condition`` for a question on when a thing is worth it ("when is __constant__ memory a good
-idea?", « dans quels cas … »). Checked in this order: the
+idea?", « dans quels cas … »), ``choice`` for one on which to take (« lequel prendre ? »,
+"which one should I pick?"). Checked in this order: the
 first that matches wins (« pourquoi … combien » is a why). The composer reads it to choose its
 lead (``assistant.compose``). Limits: patterns on words; an intent worded otherwise
 (« à quoi bon … ») gets "".
@@ -83,6 +84,11 @@ _CONDITION = re.compile(r"\bwhen (?:is|are|should|does|do|would|to|must|can)\b|\
                         r"est-ce|est ce|choisir|prendre|préférer|passer|ça vaut|ca vaut)\b|\bdans quels? cas\b|"
                         r"\bin (?:which|what) cases?\b|\bgood idea\b|\bbonne idée\b|\bworth (?:it|the)\b|"
                         r"\bvaut(?:-il)? (?:le coup|la peine|l'effort)\b|\bsert (?:à|a) rien\b")
+# « padding ou swizzling, lequel prendre ? », "when should I prefer one over the other?": the
+# answer is the guide's rule of choice (« dès que les accès sont vectorisés, … le swizzling s'impose »)
+_CHOICE = re.compile(r"\b(?:lequel|laquelle|which one|which (?:should|to|do i|would)|choisir|choose|pick|"
+                     r"prefer\w*|préférer|privilégier|prendre|opt for|go with|when should|quand utiliser|"
+                     r"should i use|dois-je utiliser|je prends quoi|tu conseilles|recommand\w*|conseill\w*)\b")
 # names: a capital after the first letter (cuRAND, MI300X, HGMMA), a digit with letters (H100,
 # sm_90), code marks (torch.compile, __syncthreads, `ptxas`)
 _NAMED = re.compile(r"`[^`]+`|\b(?=[\w.]*[a-z][\w.]*[A-Z]|\w*\d)(?=\w*[A-Za-z])[\w.]+|\b\w+[._]\w[\w.]*")
@@ -112,6 +118,7 @@ class Intent:
     frame: frozenset = frozenset()    # terms of the asking words (« qu'appelle-t-on »), not of the subject
     symptom: bool = False             # « mon noyau … » with a problem: the cause or the fix is the answer
     condition: bool = False           # « quand … vaut-il le coup ? »: the condition under which it helps
+    choice: bool = False              # « lequel prendre ? », "when should I prefer one?": the rule of choice
 
 
 def _parts(asked: str, kind: str) -> list[str]:
@@ -161,4 +168,4 @@ def question_intent(question: str) -> Intent:
     named = frozenset(t for n in found for t in terms(n))
     return Intent(kind, code, bool(_DOING.search(fold(q))), subject, counted_terms[0] if counted_terms else "",
                   tuple(sides) if len(sides) > 1 else (), bool(_BOUND.search(q)), named, frame, symptom,
-                  bool(_CONDITION.search(q)))
+                  bool(_CONDITION.search(q)), bool(_CHOICE.search(q)))

@@ -494,6 +494,16 @@ def test_a_when_is_it_worth_it_question_gets_the_condition():
     assert "efficace quand tous les threads" in comp.pieces[0]
 
 
+def test_a_which_one_question_leads_with_the_rule_of_choice():
+    hits = [_hit("Le padding ajoute un mot inutilisé à chaque ligne de la tuile, et le swizzling permute les colonnes "
+                 "de chaque ligne.\n\nLe padding coûte un mot par ligne.", "Padding et swizzling", "remedes"),
+            _hit("Triton choisit lui-même une disposition avec swizzling quand il fait transiter une tuile.\n\n"
+                 "Dès que les accès sont vectorisés ou passent par TMA, le swizzling s'impose, et le padding reste "
+                 "utile ailleurs.", "Bibliothèques", "choisir")]
+    head = compose("padding vs swizzling, which one should I pick?", hits).text.split("\n\n")[0]
+    assert head.startswith("Dès que les accès sont vectorisés") and "Triton choisit" not in head
+
+
 def test_a_ranking_is_no_definition_and_a_formula_never_leads():
     hits = [_hit("Un megakernel est l'un des codes GPU les moins portables qui soient.", "Porter", "porter"),
             _hit("Un megakernel est un noyau persistant unique qui exécute toute une passe avant.", "Définition", "def")]

@@ -140,3 +140,12 @@ def test_the_largest_value_or_a_tolerance_is_a_figure(question):
                                                  ("c'est quoi la mémoire constante ?", False)])
 def test_asking_when_a_thing_is_worth_it_wants_the_condition(question, condition):
     assert question_intent(question).condition is condition
+
+
+@pytest.mark.parametrize("question, choice", [("padding vs swizzling: when should I prefer one over the other?", True),
+                                              ("instance spot vs à la demande pour apprendre, laquelle prendre ?", True),
+                                              ("cuBLAS ou CUTLASS, tu conseilles quoi ?", True),
+                                              ("quelles ops d'un transformer sont des gemm et lesquelles sont memory bound", False),
+                                              ("c'est quoi la différence entre PTX et SASS ?", False)])
+def test_asking_which_one_to_take_wants_the_rule_of_choice(question, choice):
+    assert question_intent(question).choice is choice
