@@ -43,6 +43,8 @@ vrais chiffres », « X ça sert à quoi » as a new question): 579 → 584 of 6
 points back; « thunderkittens c bien ? », an opinion of a thing the question before did not
 name, is a new question (resolution right on 852 of the 930 labelled dev conversations, 850
 before these and « c hyper lent »).
+``joined(question, conversation)`` reads any second message as carrying on (``how`` "evidence"):
+``assistant.answer`` tries it when a message read as new is only touched on by the guide alone.
 A question read as new still carries the previous answer's chapters in ``previous_chapters``
 (``how`` stays "none"): ``assistant.search.followup.carried_hits`` gives them a small bonus.
 Limits: the rule looks one turn back and cannot tell a new short question that happens
@@ -279,7 +281,7 @@ def standard_spelling(question: str) -> str:
 class Resolved:
     query: str
     followup: bool = False
-    how: str = "none"      # "none" | "rule" | "llm"
+    how: str = "none"      # "none" | "rule" | "evidence" | "llm"
     own: str = ""          # a rule follow-up: the question as typed (its own subject, if any)
     previous_chapters: tuple[str, ...] = ()   # the chapters the previous answer cited (any second message)
     # a rule follow-up: "en" when the topic or the follow-up is English (« et pour un MI300X ? »
@@ -470,9 +472,26 @@ def resolve(question: str, conversation: Conversation | None, rewriter: Rewriter
             return Resolved(rewritten, followup=rewritten != question, how="llm")
     if not _is_followup(searched) or _opinion_of_another(searched, previous.resolved_question):
         return Resolved(searched, previous_chapters=tuple(previous.chapter_ids))
+    return _joined(searched, previous, "rule")
+
+
+def joined(question: str, conversation: Conversation | None) -> Resolved | None:
+    """``question`` read as carrying on the previous question, whatever the rule says; None
+    when there is no previous question or the question says the subject changes.
+
+    ``assistant.answer`` asks for this reading when a second message the rule read as new
+    gets no confident answer on its own (``how`` is "evidence")."""
+    previous = _previous(conversation)
+    searched = standard_spelling(question)
+    if previous is None or _new_subject(searched) is not None:
+        return None
+    return _joined(searched, previous, "evidence")
+
+
+def _joined(searched: str, previous: Turn, how: str) -> Resolved:
     topic = " ".join(previous.resolved_question.split()[-_TOPIC_WORDS:])
     mixed = "en" if "en" in (language(topic), language(searched)) else "fr"
     # « et en bf16 ? » after a question on FP16: the same question, of the other format
     query = swapped(previous.resolved_question, searched) or f"{topic} {searched}"
-    return Resolved(query, followup=True, how="rule", own=searched,
+    return Resolved(query, followup=True, how=how, own=searched,
                     previous_chapters=tuple(previous.chapter_ids), language=mixed)

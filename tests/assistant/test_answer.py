@@ -87,3 +87,26 @@ def test_a_rule_follow_up_of_an_answer_is_never_refused_outright(retriever):
     _, after_refusal = run(answer("et avec des tuiles de 64 ?", Conversation().with_answer(alone),
                                   retriever=retriever, refusal=refuses))
     assert after_refusal.kind == "refusal"
+
+
+def test_a_new_question_the_guide_only_touches_is_tried_as_carrying_on(retriever, monkeypatch):
+    from assistant.conversation import Conversation
+    from assistant.search.relevance import Decision
+    import assistant.answer as pipeline
+    _, first = run(answer("Pourquoi ma transposition naïve plafonne-t-elle à 9 % ?", retriever=retriever,
+                          threshold=TEST_THRESHOLD))
+    history = Conversation().with_answer(first)
+    second = "Combien de banques a la mémoire partagée ?"
+    _, alone = run(answer(second, history, retriever=retriever, threshold=TEST_THRESHOLD))
+    assert not alone.followup and alone.decision == "answer"   # answered alone: read as new
+    # a model under which the message alone is only touched on, and the joined reading answered
+    real = pipeline.decide
+
+    def touched_alone(query, runs, lexicon, model=None):
+        d = real(query, runs, lexicon, model)
+        joined_reading = "transposition" in query.text
+        return Decision("answer" if joined_reading else "partial", d.score, d.features, d.uncovered)
+    monkeypatch.setattr(pipeline, "decide", touched_alone)
+    _, carried = run(answer(second, history, retriever=retriever, threshold=TEST_THRESHOLD))
+    assert carried.followup and carried.decision == "answer"
+    assert carried.resolved_question.startswith("Pourquoi ma transposition")

@@ -294,3 +294,13 @@ def test_how_does_it_work_alone_points_back():
 def test_a_message_is_read_by_its_first_question_when_that_one_names_a_subject():
     assert not resolve("what's local memory on a GPU? is it fast?", HISTORY).followup
     assert resolve("comment on l'évite ? avec du padding ?", HISTORY).followup
+
+
+def test_joined_reads_any_second_message_as_carrying_on_unless_it_changes_subject():
+    from assistant.conversation import joined
+    carried = joined("pourquoi on met +1 dans la taille du tableau partagé ?", HISTORY)
+    assert carried.how == "evidence" and carried.followup
+    assert FIRST in carried.query and carried.own.startswith("pourquoi on met +1")
+    assert carried.previous_chapters == ("performance-07",)
+    assert joined("autre question : c'est quoi la coalescence ?", HISTORY) is None
+    assert joined("pourquoi on met +1 ?", Conversation()) is None
