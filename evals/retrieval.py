@@ -148,6 +148,8 @@ def _leave_one_set_out(grid, table, runs, golds, sets) -> dict:
     """
     from assistant.search.retrieve import FUSION, RRF_K
     shipped = (FUSION[0] / FUSION[1], RRF_K, "first")
+    # the shipped point may lie off the grid: its rankings are fused for it
+    shipped_ranks = table[shipped] if shipped in table else [_fuse(r, *shipped) for r in runs]
     out, pooled, pooled_shipped = {}, [], []
     for name in sorted(set(sets)):
         held = [i for i, s in enumerate(sets) if s == name]
@@ -156,12 +158,10 @@ def _leave_one_set_out(grid, table, runs, golds, sets) -> dict:
         dense = [chapter_ranks([c for c, _, _ in runs[i].dense]) for i in held]
         out[name] = {"questions": len(held), "chosen": {"dense_weight": pick[0], "rrf_k": pick[1]},
                      "held_out": _score([table[pick][i] for i in held], [golds[i] for i in held]),
-                     "shipped": _score([table[shipped][i] for i in held], [golds[i] for i in held])
-                     if shipped in table else None,
+                     "shipped": _score([shipped_ranks[i] for i in held], [golds[i] for i in held]),
                      "dense": _score(dense, [golds[i] for i in held])}
         pooled += [(table[pick][i], golds[i]) for i in held]
-        if shipped in table:
-            pooled_shipped += [(table[shipped][i], golds[i]) for i in held]
+        pooled_shipped += [(shipped_ranks[i], golds[i]) for i in held]
     out["pooled"] = {"held_out": _score([r for r, _ in pooled], [g for _, g in pooled]),
                      "shipped": _score([r for r, _ in pooled_shipped], [g for _, g in pooled_shipped])}
     return out

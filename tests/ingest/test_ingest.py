@@ -65,7 +65,7 @@ def test_cold_ingest_then_search_cites_the_section(config):
     result = ingest(config)
     assert not result.errors
     assert result.summary.chapters == 3 and result.summary.embedded == result.summary.chunks > 0
-    hit = Retriever(config).search("Combien de threads dans un warp ?", 3)[0]
+    hit = Retriever(config).search("Combien de threads regroupe un warp ?", 3)[0]
     assert hit.chapter_id == "fondations-01"
     assert hit.section == "Le warp" and hit.anchor == "le-warp"
     assert hit.label == "Fondations · 1. Les warps › Le warp"
