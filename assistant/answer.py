@@ -195,10 +195,11 @@ def answer(question, conversation: Conversation | None = None, generator=None, *
         # A second message the rule read as new that the guide only touches on its own is tried
         # as carrying on the previous question, and kept so when that reading is answered
         # (« pourquoi on met +1 dans la taille du tableau partagé ? » after a question on the
-        # transpose). On the 1,733 labelled dev conversations: 4 gained, 1 lost (a new subject
-        # after a partial answer), 1,644 → 1,647 right. Refused messages are not tried: with
-        # them too, 3 more gained, but of 500 dev out-of-scope questions asked after an in-scope
-        # one, 210 stayed refused instead of 453; partial ones were already not refusals.
+        # transpose). On the 1,733 labelled dev conversations (equal fusion weights, the refusal
+        # model fitted on rounds 1-23): 4 gained, 1 lost (a new subject after a partial answer),
+        # 1,644 → 1,647 right. Refused messages are not tried: with them too, 3 more gained, but
+        # of 500 dev out-of-scope questions asked after an in-scope one, 210 stayed refused
+        # instead of 453; partial ones were already not refusals.
         carried = joined(text, conversation)
         if carried is not None:
             tried = _searched(carried, retriever, lexicon, language, model)

@@ -282,7 +282,7 @@ class Resolved:
     query: str
     followup: bool = False
     how: str = "none"      # "none" | "rule" | "evidence" | "llm"
-    own: str = ""          # a rule follow-up: the question as typed (its own subject, if any)
+    own: str = ""          # a rule or evidence follow-up: the question as typed (its own subject, if any)
     previous_chapters: tuple[str, ...] = ()   # the chapters the previous answer cited (any second message)
     # a rule follow-up: "en" when the topic or the follow-up is English (« et pour un MI300X ? »
     # after an English question), so that the joined query gets the English analysis
